@@ -1,0 +1,44 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AdminModule } from '@/admin/admin.module';
+import { AuthModule } from '@/auth/auth.module';
+import { BuildsModule } from '@/builds/builds.module';
+import { CatalogModule } from '@/catalog/catalog.module';
+import { HttpErrorFilter } from '@/common/http-error.filter';
+import { JsonLogger } from '@/common/json-logger';
+import { AppConfig } from '@/config/config';
+import { ConfigModule } from '@/config/config.module';
+import { DashboardsModule } from '@/dashboards/dashboards.module';
+import { DatabaseModule } from '@/database/database.module';
+import { DatasetsModule } from '@/datasets/datasets.module';
+import { EngineModule } from '@/engine/engine.module';
+import { HealthModule } from '@/health/health.module';
+import { ParametersModule } from '@/parameters/parameters.module';
+import { ProjectModule } from '@/project/project.module';
+import { UsersModule } from '@/users/users.module';
+
+@Module({})
+export class AppModule {
+  /** The configuration is validated before Nest starts, so modules that depend on it are chosen here. */
+  static forRoot(config: AppConfig, logger: JsonLogger): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config, logger),
+        DatabaseModule,
+        ProjectModule,
+        BuildsModule.register(config),
+        EngineModule,
+        AuthModule,
+        UsersModule,
+        ParametersModule,
+        CatalogModule,
+        DatasetsModule,
+        DashboardsModule,
+        AdminModule,
+        HealthModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
+    };
+  }
+}

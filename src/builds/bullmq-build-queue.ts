@@ -1,0 +1,61 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Job, Queue, QueueEvents } from 'bullmq';
+import { BUILDS_QUEUE, BuildJob, BuildQueue, Submission } from '@/builds/build-queue';
+
+// One deduplication key for every build: while a build job is queued or running, adding another returns
+// the existing job instead, atomically in Redis, whichever process asks.
+const DEDUPLICATION_ID = 'build';
+
+@Injectable()
+export class BullBuildQueue extends BuildQueue implements OnModuleInit, OnApplicationShutdown {
+  readonly kind = 'bullmq' as const;
+  private events?: QueueEvents;
+
+  constructor(@InjectQueue(BUILDS_QUEUE) private readonly queue: Queue<BuildJob>) {
+    super();
+  }
+
+  async onModuleInit(): Promise<void> {
+    // A second process must not run a second build even with its own worker.
+    await this.queue.setGlobalConcurrency(1);
+    this.events = new QueueEvents(BUILDS_QUEUE, {
+      connection: this.queue.opts.connection,
+      prefix: this.queue.opts.prefix,
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.events?.close();
+  }
+
+  /** Called by the worker of this process. */
+  run(job: Job<BuildJob>): Promise<void> {
+    return this.handle(job.data);
+  }
+
+  async submit(job: BuildJob): Promise<Submission> {
+    const added = await this.queue.add('build', job, {
+      jobId: job.buildId,
+      deduplication: { id: DEDUPLICATION_ID },
+      removeOnComplete: { count: 100 },
+      removeOnFail: { count: 100 },
+      attempts: 1,
+    });
+    if (added.id !== job.buildId) return { accepted: false };
+    const events = this.events;
+    if (!events) throw new Error('Build queue not initialised');
+    const done = added.waitUntilFinished(events).then(() => undefined);
+    done.catch(() => undefined);
+    return { accepted: true, done };
+  }
+
+  async busy(): Promise<boolean> {
+    const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    return Object.values(counts).some((count) => count > 0);
+  }
+
+  async ping(): Promise<void> {
+    await this.queue.getGlobalConcurrency();
+  }
+}

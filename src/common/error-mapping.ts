@@ -1,0 +1,96 @@
+import { HttpException } from '@nestjs/common';
+import { DomainError, ErrorCode, STATUS_OF } from '@/common/errors';
+
+/** What every error becomes before a layout renders it. */
+export interface ErrorReply {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  retryAfterSeconds?: number;
+  /** True when the error was not foreseen: it is logged with its stack. */
+  unexpected: boolean;
+}
+
+const HTTP_CODES: Partial<Record<number, ErrorCode>> = {
+  400: 'invalid_request',
+  401: 'authentication_required',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'not_found',
+  413: 'payload_too_large',
+  415: 'invalid_request',
+  429: 'rate_limited',
+};
+
+/** Errors raised by Express' body parsers carry a status and a type. */
+interface ParserError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  expose?: boolean;
+}
+
+export function describeError(error: unknown): ErrorReply {
+  if (error instanceof DomainError) {
+    return {
+      status: STATUS_OF[error.code],
+      code: error.code,
+      message: error.message,
+      retryAfterSeconds: error.retryAfterSeconds,
+      unexpected: error.code === 'internal_error',
+    };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const code = HTTP_CODES[status];
+    if (code) return { status, code, message: httpMessage(error, status), unexpected: false };
+    return internal();
+  }
+  const parser = error as ParserError;
+  const parserStatus = parser?.status ?? parser?.statusCode;
+  if (parser?.expose && typeof parserStatus === 'number' && HTTP_CODES[parserStatus]) {
+    const code = HTTP_CODES[parserStatus];
+    const message =
+      parser.type === 'entity.parse.failed'
+        ? 'The request body is not valid JSON'
+        : parser.type === 'entity.too.large'
+          ? 'The request body is too large'
+          : 'The request body could not be read';
+    return { status: parserStatus, code, message, unexpected: false };
+  }
+  return internal();
+}
+
+function internal(): ErrorReply {
+  return {
+    status: 500,
+    code: 'internal_error',
+    message: 'Internal server error',
+    unexpected: true,
+  };
+}
+
+function httpMessage(error: HttpException, status: number): string {
+  if (status === 404 || status === 405) return 'No such resource';
+  const response = error.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : error.message;
+}
+
+/** Current layout: `{statusCode, error, message}`. */
+export function renderCurrent(reply: ErrorReply): object {
+  return { statusCode: reply.status, error: reply.code, message: reply.message };
+}
+
+/** Legacy layout: `{detail}`. */
+export function renderLegacy(reply: ErrorReply): object {
+  return { detail: reply.message };
+}
+
+export const LEGACY_PREFIX = '/service-v0/';
+
+export function isLegacyPath(path: string): boolean {
+  return path.startsWith(LEGACY_PREFIX);
+}

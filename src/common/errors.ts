@@ -1,0 +1,98 @@
+/**
+ * Domain errors: services throw these, never HTTP exceptions, so the build worker and the CLI reuse the
+ * services unchanged. Each carries a stable snake_case code; the layout filters turn it into a response.
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unsupported_grant_type'
+  | 'authentication_required'
+  | 'invalid_token'
+  | 'invalid_credentials'
+  | 'forbidden'
+  | 'not_found'
+  | 'invalid_password'
+  | 'invalid_user'
+  | 'user_not_found'
+  | 'invalid_user_operation'
+  | 'invalid_parameter_selection'
+  | 'unknown_parameter'
+  | 'build_in_progress'
+  | 'build_failed'
+  | 'invalid_sql'
+  | 'query_timeout'
+  | 'not_ready'
+  | 'rate_limited'
+  | 'payload_too_large'
+  | 'internal_error';
+
+export const STATUS_OF: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  unsupported_grant_type: 400,
+  authentication_required: 401,
+  invalid_token: 401,
+  invalid_credentials: 401,
+  forbidden: 403,
+  not_found: 404,
+  invalid_password: 400,
+  invalid_user: 400,
+  user_not_found: 400,
+  invalid_user_operation: 400,
+  invalid_parameter_selection: 400,
+  unknown_parameter: 400,
+  build_in_progress: 400,
+  build_failed: 500,
+  invalid_sql: 400,
+  query_timeout: 400,
+  not_ready: 503,
+  rate_limited: 429,
+  payload_too_large: 413,
+  internal_error: 500,
+};
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Seconds a client should wait before retrying (429, 503). */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class InvalidRequestError extends DomainError {
+  constructor(message: string) {
+    super('invalid_request', message);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message = 'You do not have access to this resource') {
+    super('forbidden', message);
+  }
+}
+
+export class AuthenticationRequiredError extends DomainError {
+  constructor(message = 'Authentication is required: send Authorization: Bearer <token>') {
+    super('authentication_required', message);
+  }
+}
+
+export class InvalidTokenError extends DomainError {
+  constructor(message = 'The access token is invalid, expired or revoked') {
+    super('invalid_token', message);
+  }
+}
+
+export class NotReadyError extends DomainError {
+  constructor(message: string, retryAfterSeconds = 5) {
+    super('not_ready', message, retryAfterSeconds);
+  }
+}

@@ -1,0 +1,49 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Inject } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { describeError, isLegacyPath, renderCurrent, renderLegacy } from '@/common/error-mapping';
+import { JsonLogger } from '@/common/json-logger';
+import { requestIdOf } from '@/common/request-context';
+
+/**
+ * The one place where errors become responses. Each layout has its own body shape; the layout is the
+ * path's, so an unknown legacy path also answers in the legacy shape.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  constructor(@Inject(JsonLogger) private readonly logger: JsonLogger) {}
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    sendError(this.logger, error, request, response);
+  }
+}
+
+export function sendError(
+  logger: JsonLogger,
+  error: unknown,
+  request: Request,
+  response: Response,
+): void {
+  const reply = describeError(error);
+  if (reply.unexpected) {
+    logger.emit('error', 'unexpected error', {
+      requestId: requestIdOf(request),
+      method: request.method,
+      path: request.path,
+      error: error instanceof Error ? error.message : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+  }
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  if (reply.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+  if (reply.retryAfterSeconds !== undefined) {
+    response.setHeader('Retry-After', String(reply.retryAfterSeconds));
+  }
+  const body = isLegacyPath(request.path) ? renderLegacy(reply) : renderCurrent(reply);
+  response.status(reply.status).json(body);
+}

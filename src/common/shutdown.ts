@@ -1,0 +1,42 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { JsonLogger } from '@/common/json-logger';
+
+/**
+ * SIGTERM and SIGINT: stop accepting connections, let in-flight requests finish, then close the queue and
+ * the database (Nest's shutdown hooks, in reverse module order). Past the timeout, remaining connections
+ * are cut so that the process still exits.
+ */
+export function installShutdown(
+  app: INestApplication,
+  logger: JsonLogger,
+  timeoutMs: number,
+): void {
+  let closing = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    logger.emit('info', 'shutting down', { signal });
+    const server = app.getHttpServer() as Server;
+    const timer = setTimeout(() => {
+      logger.emit('warn', 'shutdown timeout: closing remaining connections', { timeoutMs });
+      server.closeAllConnections();
+    }, timeoutMs);
+    timer.unref();
+    app
+      .close()
+      .then(() => {
+        clearTimeout(timer);
+        logger.emit('info', 'stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        logger.emit('error', 'shutdown failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

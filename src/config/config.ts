@@ -1,0 +1,149 @@
+import { isAbsolute, resolve } from 'node:path';
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+export type NodeEnv = 'development' | 'production' | 'test';
+
+/** The service's whole configuration, read once from the environment at boot. */
+export interface AppConfig {
+  nodeEnv: NodeEnv;
+  host: string;
+  port: number;
+  projectDir: string;
+  /** Postgres URL; undefined means the embedded PGlite database under `dataDir`. */
+  databaseUrl?: string;
+  /** Redis URL; undefined means the in-process queue and caches. */
+  redisUrl?: string;
+  /** Namespace of every Redis key (queues, caches), so several deployments can share one Redis. */
+  redisPrefix: string;
+  dataDir: string;
+  /** Undefined in development means "generate once and persist under dataDir". */
+  jwtSecret?: string;
+  adminPassword?: string;
+  tokenExpireMinutes: number;
+  maxResultRows: number;
+  chromiumPath: string;
+  logLevel: LogLevel;
+  corsOrigins: string[];
+  loginMaxFailures: number;
+  loginWindowSeconds: number;
+  shutdownTimeoutMs: number;
+}
+
+/** A configuration problem, reported at boot as one line that names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) {
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function path(env: Env, name: string, fallback: string, cwd: string): string {
+  const raw = text(env, name) ?? fallback;
+  return isAbsolute(raw) ? raw : resolve(cwd, raw);
+}
+
+function redisPrefix(env: Env): string {
+  const raw = text(env, 'REDIS_PREFIX') ?? 'drey';
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) {
+    throw new ConfigError('REDIS_PREFIX', 'must be 1-64 letters, digits, ".", "_" or "-"');
+  }
+  return raw;
+}
+
+/**
+ * Reads and validates the environment. Pure: takes the environment and the working directory, so it is
+ * unit-tested without touching `process.env`. Throws {@link ConfigError} on the first bad value.
+ */
+export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
+  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
+  const jwtSecret = text(env, 'JWT_SECRET');
+  const adminPassword = text(env, 'ADMIN_PASSWORD');
+  if (nodeEnv === 'production') {
+    if (!jwtSecret) throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
+    if (!adminPassword) {
+      throw new ConfigError('ADMIN_PASSWORD', 'is required when NODE_ENV=production');
+    }
+  }
+  if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 characters long');
+  }
+  if (adminPassword !== undefined && adminPassword.length < 8) {
+    throw new ConfigError('ADMIN_PASSWORD', 'must be at least 8 characters long');
+  }
+  const corsOrigins = (text(env, 'CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError('CORS_ORIGINS', `has an invalid origin "${origin}"`);
+    }
+  }
+  return {
+    nodeEnv,
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    port: integer(env, 'PORT', 4465, 0, 65535),
+    projectDir: path(env, 'PROJECT_DIR', 'examples/expenses', cwd),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: redisPrefix(env),
+    dataDir: path(env, 'DATA_DIR', '.data', cwd),
+    jwtSecret,
+    adminPassword,
+    tokenExpireMinutes: integer(env, 'TOKEN_EXPIRE_MINUTES', 30, 1, 525600),
+    maxResultRows: integer(env, 'MAX_RESULT_ROWS', 100000, 1, 100_000_000),
+    chromiumPath: text(env, 'CHROMIUM_PATH') ?? '/usr/bin/chromium',
+    logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'debug'], 'info'),
+    corsOrigins,
+    loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),
+    loginWindowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 300, 1, 86400),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 4000, 0, 600_000),
+  };
+}
+
+/** Injection token of {@link AppConfig}. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

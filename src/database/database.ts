@@ -1,0 +1,71 @@
+import { DataSource } from 'typeorm';
+import { ENTITIES, MIGRATIONS } from '@/database/schema';
+import { EmbeddedPostgres, startEmbeddedPostgres } from '@/database/embedded-postgres';
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  /** Runs pending migrations after connecting. */
+  migrate: boolean;
+}
+
+/** An open database: the TypeORM data source and, in embedded mode, the PGlite behind it. */
+export class Database {
+  private constructor(
+    readonly dataSource: DataSource,
+    readonly kind: 'postgres' | 'embedded',
+    private readonly embedded?: EmbeddedPostgres,
+  ) {}
+
+  static async open(options: DatabaseOptions): Promise<Database> {
+    const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir);
+    const dataSource = new DataSource({
+      type: 'postgres',
+      url: options.databaseUrl ?? embedded?.url,
+      entities: ENTITIES,
+      migrations: MIGRATIONS,
+      synchronize: false,
+      migrationsRun: false,
+      // PGlite serves one connection at a time.
+      extra: embedded
+        ? { max: 1 }
+        : { max: 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
+    });
+    try {
+      await dataSource.initialize();
+      if (options.migrate) await migrate(dataSource, !embedded);
+    } catch (error) {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await embedded?.stop();
+      throw error;
+    }
+    return new Database(dataSource, embedded ? 'embedded' : 'postgres', embedded);
+  }
+
+  async ping(): Promise<void> {
+    await this.dataSource.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    await this.embedded?.stop();
+  }
+}
+
+// Several server processes may start at once on one Postgres: an advisory lock lets one migrate at a time.
+const MIGRATION_LOCK = 4465_0001;
+
+async function migrate(dataSource: DataSource, lock: boolean): Promise<void> {
+  if (!lock) {
+    await dataSource.runMigrations({ transaction: 'each' });
+    return;
+  }
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
+}

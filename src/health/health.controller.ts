@@ -1,0 +1,26 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public } from '@/common/public.decorator';
+import { HealthService, Readiness } from '@/health/health.service';
+
+@ApiTags('health')
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(private readonly health: HealthService) {}
+
+  /** The process is up and answering. */
+  @Get('live')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Ready to serve: the database, the queue's store and the project. 503 while any is down. */
+  @Get('ready')
+  async ready(@Res({ passthrough: true }) response: Response): Promise<Readiness> {
+    const readiness = await this.health.readiness();
+    if (readiness.status !== 'ready') response.status(503).setHeader('Retry-After', '5');
+    return readiness;
+  }
+}

@@ -1,0 +1,58 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { BuildQueue } from '@/builds/build-queue';
+import { Database } from '@/database/database';
+import { Project } from '@/project/project';
+import { PROJECT } from '@/project/project.tokens';
+
+export interface Check {
+  status: 'up' | 'down';
+  kind?: string;
+  detail?: string;
+}
+
+export interface Readiness {
+  status: 'ready' | 'not_ready';
+  checks: Record<string, Check>;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function probe(kind: string, run: () => Promise<unknown>): Promise<Check> {
+  try {
+    await within(run(), CHECK_TIMEOUT_MS);
+    return { status: 'up', kind };
+  } catch (error) {
+    return { status: 'down', kind, detail: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+@Injectable()
+export class HealthService {
+  constructor(
+    private readonly database: Database,
+    private readonly queue: BuildQueue,
+    @Inject(PROJECT) private readonly project: Project,
+  ) {}
+
+  async readiness(): Promise<Readiness> {
+    const [database, queue] = await Promise.all([
+      probe(this.database.kind, () => this.database.ping()),
+      probe(this.queue.kind === 'bullmq' ? 'redis' : 'in-process', () => this.queue.ping()),
+    ]);
+    const checks: Record<string, Check> = {
+      database,
+      queue,
+      project: { status: 'up', kind: this.project.name },
+    };
+    const ready = Object.values(checks).every((check) => check.status === 'up');
+    return { status: ready ? 'ready' : 'not_ready', checks };
+  }
+}

@@ -1,0 +1,38 @@
+import 'reflect-metadata';
+import { createApp } from '@/app';
+import { JsonLogger } from '@/common/json-logger';
+import { ConfigError, loadConfig } from '@/config/config';
+import { ProjectError } from '@/project/project-errors';
+import { installShutdown } from '@/common/shutdown';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = new JsonLogger(config.logLevel);
+  try {
+    const app = await createApp(config, logger);
+    installShutdown(app, logger, config.shutdownTimeoutMs);
+    await app.listen(config.port, config.host);
+    const url = await app.getUrl();
+    logger.emit('info', 'listening', { url, docs: `${url}/docs` });
+  } catch (error) {
+    if (error instanceof ProjectError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    logger.emit('error', 'start-up failed', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    process.exit(1);
+  }
+}
+
+void main();

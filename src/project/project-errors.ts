@@ -1,0 +1,29 @@
+/** One problem in a project file: the file, the path inside it, and what is wrong. */
+export interface ProjectProblem {
+  file: string;
+  path: string;
+  message: string;
+}
+
+/** Thrown when a project is invalid; carries every problem found, not only the first. */
+export class ProjectError extends Error {
+  constructor(readonly problems: ProjectProblem[]) {
+    super(
+      `The project is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
+        problems.map((p) => `  ${p.file}${p.path ? ` at ${p.path}` : ''}: ${p.message}`).join('\n'),
+    );
+  }
+}
+
+/** Collects problems while a file is checked, so that all of them are reported at once. */
+export class Problems {
+  readonly list: ProjectProblem[] = [];
+
+  add(file: string, path: string, message: string): void {
+    this.list.push({ file, path, message });
+  }
+
+  throwIfAny(): void {
+    if (this.list.length > 0) throw new ProjectError(this.list);
+  }
+}

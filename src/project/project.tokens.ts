@@ -1,0 +1,2 @@
+/** Injection token of the loaded {@link Project}. */
+export const PROJECT = Symbol('PROJECT');

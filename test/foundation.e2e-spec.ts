@@ -1,0 +1,104 @@
+import { http } from './support/http';
+import { TestServer, startServer } from './support/server';
+
+describe('foundation over HTTP (Postgres and Redis)', () => {
+  let t: TestServer;
+
+  beforeAll(async () => {
+    t = await startServer();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers liveness', async () => {
+    const response = await fetch(`${t.url}/health/live`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('reports readiness with the real servers it uses', async () => {
+    const { status, body } = await http(`${t.url}/health/ready`);
+    expect(status).toBe(200);
+    expect(body.status).toBe('ready');
+    expect(body.checks.database).toEqual({ status: 'up', kind: 'postgres' });
+    expect(body.checks.queue).toEqual({ status: 'up', kind: 'redis' });
+    expect(body.checks.project).toEqual({ status: 'up', kind: 'expenses' });
+  });
+
+  it('returns a request id, keeps a safe incoming one and replaces an unsafe one', async () => {
+    const fresh = await fetch(`${t.url}/health/live`);
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const kept = await fetch(`${t.url}/health/live`, { headers: { 'X-Request-Id': 'abc-123' } });
+    expect(kept.headers.get('x-request-id')).toBe('abc-123');
+    const unsafe = await fetch(`${t.url}/health/live`, { headers: { 'X-Request-Id': 'a b"}' } });
+    expect(unsafe.headers.get('x-request-id')).not.toContain('"');
+  });
+
+  it('writes one structured log line per request, without the token', async () => {
+    const id = 'log-line-check-1';
+    await fetch(`${t.url}/health/live?token=secret-in-query`, {
+      headers: { 'X-Request-Id': id, Authorization: 'Bearer very-secret-token' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = t.server.linesOf(id);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      msg: 'request',
+      method: 'GET',
+      path: '/health/live',
+      status: 200,
+    });
+    expect(typeof lines[0].durationMs).toBe('number');
+    expect(JSON.stringify(t.server.logs)).not.toContain('very-secret-token');
+    expect(JSON.stringify(t.server.logs)).not.toContain('secret-in-query');
+  });
+
+  it('serves Swagger UI at /docs and the OpenAPI document at /docs-json', async () => {
+    const ui = await fetch(`${t.url}/docs`);
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toContain('swagger-ui');
+    const { body: document } = await http(`${t.url}/docs-json`);
+    expect(document.openapi).toMatch(/^3\./);
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/health/live', '/health/ready']),
+    );
+    expect(document.components.securitySchemes.bearer).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+  });
+
+  it('answers unknown paths 404 in the shape of their layout', async () => {
+    const current = await fetch(`${t.url}/api/service-v0/project/nope/v1/whatever`);
+    expect(current.status).toBe(404);
+    expect(await current.json()).toEqual({
+      statusCode: 404,
+      error: 'not_found',
+      message: 'No such resource',
+    });
+    const legacy = await fetch(`${t.url}/service-v0/nope/v1/whatever`);
+    expect(legacy.status).toBe(404);
+    expect(await legacy.json()).toEqual({ detail: 'No such resource' });
+  });
+
+  it('answers a body that is not JSON with 400 invalid_request, never 422 or 500', async () => {
+    const response = await fetch(`${t.url}/health/live`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"broken":',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ statusCode: 400, error: 'invalid_request' });
+  });
+
+  it('refuses a body over the size limit with 413', async () => {
+    const response = await fetch(`${t.url}/health/live`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ big: 'x'.repeat(2 * 1024 * 1024) }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: 'payload_too_large' });
+  });
+});

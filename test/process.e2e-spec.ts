@@ -1,0 +1,127 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { MAIN, REPO_ROOT, ServerProcess, baseEnv } from './support/server';
+import { BASE_DATABASE_URL, createTestDatabase, tempDir } from './support/services';
+
+async function readyWithin(url: string, ms: number): Promise<Record<string, any>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const response = await fetch(`${url}/health/ready`).catch(() => undefined);
+    if (response?.status === 200) return (await response.json()) as Record<string, any>;
+    if (Date.now() > deadline) throw new Error(`not ready within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the server process', () => {
+  it('starts on embedded defaults (no DATABASE_URL, no REDIS_URL), is ready within 15 s, and exits 0 on SIGTERM within 5 s', async () => {
+    const dir = tempDir();
+    const env = baseEnv(dir.path, undefined, {
+      REDIS_URL: undefined,
+      JWT_SECRET: undefined,
+      ADMIN_PASSWORD: undefined,
+      NODE_ENV: 'development',
+    });
+    const started = Date.now();
+    const server = ServerProcess.spawn(env);
+    try {
+      const url = await server.listening(15000);
+      const ready = await readyWithin(url, 15000 - (Date.now() - started));
+      expect(ready.checks.database).toEqual({ status: 'up', kind: 'embedded' });
+      expect(ready.checks.queue).toEqual({ status: 'up', kind: 'in-process' });
+      const stopping = Date.now();
+      expect(await server.stop('SIGTERM')).toBe(0);
+      expect(Date.now() - stopping).toBeLessThan(5000);
+    } finally {
+      await server.stop('SIGKILL');
+      dir.remove();
+    }
+  });
+
+  it('keeps the embedded database across restarts', async () => {
+    const dir = tempDir();
+    const env = baseEnv(dir.path, undefined, { REDIS_URL: undefined });
+    try {
+      for (let run = 0; run < 2; run += 1) {
+        const server = ServerProcess.spawn(env);
+        const url = await server.listening(15000);
+        await readyWithin(url, 15000);
+        expect(await server.stop('SIGTERM')).toBe(0);
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('drains an in-flight request on SIGTERM before exiting', async () => {
+    const database = await createTestDatabase();
+    const dir = tempDir();
+    const server = ServerProcess.spawn(baseEnv(dir.path, database.url, {}));
+    try {
+      const url = await server.listening();
+      // Keep-alive connections that are idle must not hold the process open either.
+      await fetch(`${url}/health/live`);
+      const inFlight = fetch(`${url}/health/ready`);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      const exit = server.stop('SIGTERM');
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      expect(await exit).toBe(0);
+      expect(server.logs.map((line) => line.msg)).toEqual(
+        expect.arrayContaining(['shutting down', 'stopped']),
+      );
+    } finally {
+      await server.stop('SIGKILL');
+      await database.drop();
+      dir.remove();
+    }
+  });
+
+  it.each([
+    ['PORT', 'abc', /PORT/],
+    ['TOKEN_EXPIRE_MINUTES', '-5', /TOKEN_EXPIRE_MINUTES/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+  ])('refuses to start with a bad %s, in one line that names it', (name, value, pattern) => {
+    const result = spawnSync(process.execPath, [MAIN], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, DATABASE_URL: BASE_DATABASE_URL, [name]: value },
+      encoding: 'utf8',
+      timeout: 20000,
+    });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(pattern);
+    expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+  });
+
+  it('refuses to start in production without JWT_SECRET and ADMIN_PASSWORD', () => {
+    const result = spawnSync(process.execPath, [MAIN], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, NODE_ENV: 'production' },
+      encoding: 'utf8',
+      timeout: 20000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      'Invalid configuration: JWT_SECRET is required when NODE_ENV=production',
+    );
+  });
+
+  it('refuses to start with an invalid project, naming the file and the problem, without a stack trace', () => {
+    const dir = tempDir();
+    writeFileSync(`${dir.path}/project.yml`, 'name: Bad Name\nmajor_version: one\n');
+    const result = spawnSync(process.execPath, [MAIN], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, PROJECT_DIR: dir.path, DATABASE_URL: BASE_DATABASE_URL },
+      encoding: 'utf8',
+      timeout: 20000,
+    });
+    dir.remove();
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('project.yml at name:');
+    expect(result.stderr).toContain('project.yml at major_version:');
+    expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+  });
+});
