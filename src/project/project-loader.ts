@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { Project } from '@/project/project';
 import { ProjectError, Problems } from '@/project/project-errors';
+import { parseUserFields } from '@/project/user-fields';
 
 const MANIFEST = 'project.yml';
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/;
@@ -56,6 +57,7 @@ export function loadProject(dirInput: string): Project {
   if (typeof majorVersion !== 'number' || !Number.isInteger(majorVersion) || majorVersion < 0) {
     problems.add(MANIFEST, 'major_version', 'must be a whole number from 0 up');
   }
+  const userFields = parseUserFields(manifest.user_fields, MANIFEST, problems);
   problems.throwIfAny();
 
   return {
@@ -64,6 +66,7 @@ export function loadProject(dirInput: string): Project {
     label: label as string,
     description: description as string,
     majorVersion: majorVersion as number,
+    userFields,
   };
 }
 

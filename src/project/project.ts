@@ -1,3 +1,5 @@
+import type { UserField } from '@/project/user-fields';
+
 /** The data project as the service uses it, after validation. */
 export interface Project {
   /** Absolute path of the project folder. */
@@ -6,6 +8,8 @@ export interface Project {
   label: string;
   description: string;
   majorVersion: number;
+  /** Project-defined user attributes, in manifest order. */
+  userFields: UserField[];
 }
 
 /** `{version}` of the current layout: `v{major_version}`. */
