@@ -8,6 +8,7 @@ import { HttpErrorFilter } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
 import { AppConfig } from '@/config/config';
 import { ConfigModule } from '@/config/config.module';
+import type { Secrets } from '@/config/secrets';
 import { DashboardsModule } from '@/dashboards/dashboards.module';
 import { DatabaseModule } from '@/database/database.module';
 import { DatasetsModule } from '@/datasets/datasets.module';
@@ -20,11 +21,11 @@ import { UsersModule } from '@/users/users.module';
 @Module({})
 export class AppModule {
   /** The configuration is validated before Nest starts, so modules that depend on it are chosen here. */
-  static forRoot(config: AppConfig, logger: JsonLogger): DynamicModule {
+  static forRoot(config: AppConfig, logger: JsonLogger, secrets: Secrets): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config, logger),
+        ConfigModule.forRoot(config, logger, secrets),
         DatabaseModule,
         ProjectModule,
         BuildsModule.register(config),

@@ -10,6 +10,11 @@ import { JsonLogger } from '@/common/json-logger';
 import { requestLogging } from '@/common/request-context';
 import { AppConfig } from '@/config/config';
 import { SERVICE_VERSION } from '@/common/service-version';
+import { resolveSecrets } from '@/config/secrets';
+import type { Project } from '@/project/project';
+import { projectVersion } from '@/project/project';
+import { PROJECT } from '@/project/project.tokens';
+import { userSchemas } from '@/users/users.openapi';
 
 const BODY_LIMIT = '1mb';
 
@@ -18,11 +23,15 @@ export async function createApp(
   config: AppConfig,
   logger: JsonLogger,
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
-    logger,
-    bodyParser: false,
-    abortOnError: false,
-  });
+  const secrets = resolveSecrets(config);
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config, logger, secrets),
+    {
+      logger,
+      bodyParser: false,
+      abortOnError: false,
+    },
+  );
   const http = app.getHttpAdapter().getInstance();
   http.disable('x-powered-by');
   // Hashing every body for an ETag costs time on every response; results set their own where useful.
@@ -60,17 +69,33 @@ export async function createApp(
     }),
   );
 
+  setUpDocs(app, app.get<Project>(PROJECT));
+  return app;
+}
+
+/** Swagger UI at `/docs` and `P/docs`; the OpenAPI document at `/docs-json` and `P/docs-json`. */
+function setUpDocs(app: NestExpressApplication, project: Project): void {
+  const prefix = `api/service-v0/project/${project.name}/${projectVersion(project)}`;
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
-      .setTitle('Drey')
+      .setTitle(`Drey: ${project.label}`)
       .setDescription(
-        'A data project published as a JSON API: catalog, parameters, datasets, dashboards.',
+        `${project.description}\n\nSign in with the Authorize button (OAuth2 password flow on \`/${prefix}/login\`) or paste a bearer token.`,
       )
       .setVersion(SERVICE_VERSION)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+      .addOAuth2(
+        { type: 'oauth2', flows: { password: { tokenUrl: `/${prefix}/login`, scopes: {} } } },
+        'login',
+      )
       .build(),
   );
+  document.components = document.components ?? {};
+  document.components.schemas = {
+    ...document.components.schemas,
+    ...userSchemas(project.userFields),
+  };
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
-  return app;
+  SwaggerModule.setup(`${prefix}/docs`, app, document, { jsonDocumentUrl: `${prefix}/docs-json` });
 }

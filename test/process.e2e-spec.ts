@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { Api, P } from './support/api';
 import { MAIN, REPO_ROOT, ServerProcess, baseEnv } from './support/server';
 import { BASE_DATABASE_URL, createTestDatabase, tempDir } from './support/services';
 
@@ -38,16 +39,30 @@ describe('the server process', () => {
     }
   });
 
-  it('keeps the embedded database across restarts', async () => {
+  it('in development, generates the secrets once, prints the admin password once, and keeps both across restarts', async () => {
     const dir = tempDir();
-    const env = baseEnv(dir.path, undefined, { REDIS_URL: undefined });
+    const env = baseEnv(dir.path, undefined, {
+      REDIS_URL: undefined,
+      JWT_SECRET: undefined,
+      ADMIN_PASSWORD: undefined,
+      NODE_ENV: 'development',
+    });
     try {
-      for (let run = 0; run < 2; run += 1) {
-        const server = ServerProcess.spawn(env);
-        const url = await server.listening(15000);
-        await readyWithin(url, 15000);
-        expect(await server.stop('SIGTERM')).toBe(0);
-      }
+      const first = ServerProcess.spawn(env);
+      const api = new Api(await first.listening(15000));
+      const printed = /Generated admin password[^:]*: (\S+)/.exec(first.stderr.join(''));
+      expect(printed).not.toBeNull();
+      const password = printed?.[1] as string;
+      const token = await api.login('admin', password);
+      expect(JSON.stringify(first.logs)).not.toContain(password);
+      expect(await first.stop('SIGTERM')).toBe(0);
+
+      const second = ServerProcess.spawn(env);
+      const again = new Api(await second.listening(15000));
+      expect(second.stderr.join('')).not.toContain('Generated admin password');
+      expect((await again.get(`${P}/me`, token)).status).toBe(200);
+      expect(await again.login('admin', password)).toEqual(expect.any(String));
+      expect(await second.stop('SIGTERM')).toBe(0);
     } finally {
       dir.remove();
     }

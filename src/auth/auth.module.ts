@@ -1,5 +1,37 @@
 import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { AuthController } from '@/auth/auth.controller';
+import { AuthGuard } from '@/auth/auth.guard';
+import { AuthLegacyController } from '@/auth/auth.legacy.controller';
+import { AuthService } from '@/auth/auth.service';
+import { LoginLimiter } from '@/auth/login-limiter';
+import { ProjectRouteGuard } from '@/auth/project-route.guard';
+import { TokensService } from '@/auth/tokens.service';
+import { SECRETS, Secrets } from '@/config/secrets';
+import { UsersModule } from '@/users/users.module';
 
-/** Routes and providers arrive with their issues. */
-@Module({})
+@Module({
+  imports: [
+    JwtModule.registerAsync({
+      inject: [SECRETS],
+      useFactory: (secrets: Secrets) => ({
+        secret: secrets.jwtSecret,
+        signOptions: { algorithm: 'HS256' },
+        verifyOptions: { algorithms: ['HS256'] },
+      }),
+    }),
+    UsersModule,
+  ],
+  controllers: [AuthController, AuthLegacyController],
+  providers: [
+    TokensService,
+    AuthService,
+    LoginLimiter,
+    // Order matters: an unknown project is a 404 before the token is looked at.
+    { provide: APP_GUARD, useClass: ProjectRouteGuard },
+    { provide: APP_GUARD, useClass: AuthGuard },
+  ],
+  exports: [TokensService, AuthService],
+})
 export class AuthModule {}

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ProjectInfoController } from '@/catalog/project-info.controller';
 
-/** Routes and providers arrive with their issues. */
-@Module({})
+@Module({ controllers: [ProjectInfoController] })
 export class CatalogModule {}

@@ -18,6 +18,10 @@ export function installShutdown(
     closing = true;
     logger.emit('info', 'shutting down', { signal });
     const server = app.getHttpServer() as Server;
+    // A keep-alive connection whose request finishes after close() would otherwise stay open until the
+    // client's idle timeout: close idle connections as they appear.
+    const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+    sweeper.unref();
     const timer = setTimeout(() => {
       logger.emit('warn', 'shutdown timeout: closing remaining connections', { timeoutMs });
       server.closeAllConnections();
@@ -27,6 +31,7 @@ export function installShutdown(
       .close()
       .then(() => {
         clearTimeout(timer);
+        clearInterval(sweeper);
         logger.emit('info', 'stopped');
         process.exit(0);
       })

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       corsOrigins: [],
       loginMaxFailures: 5,
+      loginMaxFailuresPerAddress: 20,
       loginWindowSeconds: 300,
     });
   });

@@ -25,6 +25,7 @@ export interface AppConfig {
   logLevel: LogLevel;
   corsOrigins: string[];
   loginMaxFailures: number;
+  loginMaxFailuresPerAddress: number;
   loginWindowSeconds: number;
   shutdownTimeoutMs: number;
 }
@@ -140,6 +141,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'debug'], 'info'),
     corsOrigins,
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),
+    loginMaxFailuresPerAddress: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100000),
     loginWindowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 300, 1, 86400),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 4000, 0, 600_000),
   };

@@ -1,11 +1,11 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '@/common/public.decorator';
+import { NoAuth } from '@/auth/auth.decorators';
 import { HealthService, Readiness } from '@/health/health.service';
 
 @ApiTags('health')
-@Public()
+@NoAuth()
 @Controller('health')
 export class HealthController {
   constructor(private readonly health: HealthService) {}

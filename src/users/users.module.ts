@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { UsersController } from '@/users/users.controller';
+import { UsersService } from '@/users/users.service';
 
-/** Routes and providers arrive with their issues. */
-@Module({})
+@Module({ controllers: [UsersController], providers: [UsersService], exports: [UsersService] })
 export class UsersModule {}

@@ -1,0 +1,101 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Req,
+  UseInterceptors,
+} from '@nestjs/common';
+import { NoFilesInterceptor } from '@nestjs/platform-express';
+import { ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { toTokenRecord, toTokenResponse } from '@/auth/auth.mapper';
+import { CurrentCaller, Public } from '@/auth/auth.decorators';
+import { AuthService } from '@/auth/auth.service';
+import type { Caller } from '@/auth/caller';
+import { ChangePasswordDto } from '@/auth/dto/change-password.dto';
+import { CreateTokenDto } from '@/auth/dto/create-token.dto';
+import { LoginFormDto } from '@/auth/dto/login-form.dto';
+import { TokenRecordDto, TokenResponseDto } from '@/auth/dto/token-response.dto';
+import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { clientAddress } from '@/common/client-address';
+import { CURRENT } from '@/common/routes';
+import { toUserJson } from '@/users/users.mapper';
+
+@ApiTags('authentication')
+@ApiProjectPath()
+@Controller(CURRENT)
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  /** OAuth 2.0 password flow: a login token that lives for TOKEN_EXPIRE_MINUTES. */
+  @Public()
+  @Post('login')
+  @HttpCode(200)
+  @UseInterceptors(NoFilesInterceptor())
+  @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data')
+  @ApiOkResponse({ type: TokenResponseDto })
+  async login(@Body() form: LoginFormDto, @Req() request: Request): Promise<TokenResponseDto> {
+    return toTokenResponse(await this.auth.login(form, clientAddress(request)));
+  }
+
+  /** Changes the caller's password. Empty body. */
+  @ApiToken()
+  @Put('change-password')
+  @HttpCode(200)
+  async changePassword(
+    @CurrentCaller() caller: Caller,
+    @Body() body: ChangePasswordDto,
+  ): Promise<void> {
+    await this.auth.changePassword(caller, body.old_password, body.new_password);
+  }
+
+  /** The caller's named tokens (temporary and login tokens are not listed). */
+  @ApiToken()
+  @Get('tokens')
+  @ApiOkResponse({ type: [TokenRecordDto] })
+  async tokens(@CurrentCaller() caller: Caller): Promise<TokenRecordDto[]> {
+    const tokens = await this.auth.listTokens(caller);
+    return tokens.map((token) => toTokenRecord(token, caller.username as string));
+  }
+
+  /** A named token (with `title`) or a temporary one (without). */
+  @ApiToken()
+  @Post('tokens')
+  @HttpCode(200)
+  @ApiOkResponse({ type: TokenResponseDto })
+  async createToken(
+    @CurrentCaller() caller: Caller,
+    @Body() body: CreateTokenDto,
+  ): Promise<TokenResponseDto> {
+    return toTokenResponse(
+      await this.auth.createToken(caller, {
+        title: body.title,
+        expiryMinutes: body.expiry_minutes,
+      }),
+    );
+  }
+
+  /** Revokes one of the caller's named tokens, at once. Empty body. */
+  @ApiToken()
+  @Delete('tokens/:token_id')
+  @HttpCode(200)
+  async revokeToken(
+    @CurrentCaller() caller: Caller,
+    @Param('token_id') tokenId: string,
+  ): Promise<void> {
+    await this.auth.revokeToken(caller, tokenId);
+  }
+
+  /** The caller: `username`, `is_admin` and the project's user fields. */
+  @ApiToken()
+  @Get('me')
+  async me(@CurrentCaller() caller: Caller): Promise<Record<string, unknown>> {
+    const user = await this.auth.me(caller);
+    return toUserJson(user, caller.fields);
+  }
+}

@@ -1,0 +1,52 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { ACCESS, Access, setCaller } from '@/auth/auth.decorators';
+import { ANONYMOUS, Caller } from '@/auth/caller';
+import { TokensService } from '@/auth/tokens.service';
+import { AuthenticationRequiredError, ForbiddenError, InvalidTokenError } from '@/common/errors';
+
+/**
+ * Closed by default: every route needs a signed-in caller unless marked. A token that is present is always
+ * checked, on public routes too; an empty header or a bare "Bearer" counts as no token.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tokens: TokensService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const access =
+      this.reflector.getAllAndOverride<Access | undefined>(ACCESS, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? 'signed-in';
+    if (access === 'none') return true;
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+
+    const token = bearerToken(request.headers.authorization);
+    const caller: Caller = token === undefined ? ANONYMOUS : await this.tokens.authenticate(token);
+    setCaller(request, caller);
+    response.setHeader('Applied-Username', caller.username ?? '');
+
+    if (access === 'optional') return true;
+    if (caller.username === null) throw new AuthenticationRequiredError();
+    if (access === 'admin' && !caller.isAdmin)
+      throw new ForbiddenError('This endpoint is for administrators');
+    return true;
+  }
+}
+
+/** The token of an `Authorization: Bearer <token>` header; undefined when there is none. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const value = header?.trim() ?? '';
+  if (value === '' || /^bearer$/i.test(value)) return undefined;
+  const match = /^bearer\s+(\S+)$/i.exec(value);
+  if (!match) throw new InvalidTokenError('The Authorization header must be "Bearer <token>"');
+  return match[1];
+}

@@ -1,0 +1,33 @@
+import { Body, Controller, HttpCode, Post, Req, UseInterceptors } from '@nestjs/common';
+import { NoFilesInterceptor } from '@nestjs/platform-express';
+import { ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { toLegacyTokenResponse } from '@/auth/auth.mapper';
+import { Public } from '@/auth/auth.decorators';
+import { AuthService } from '@/auth/auth.service';
+import { LegacyTokenResponseDto } from '@/auth/dto/token-response.dto';
+import { LoginFormDto } from '@/auth/dto/login-form.dto';
+import { ApiProjectPath } from '@/common/api-docs';
+import { clientAddress } from '@/common/client-address';
+import { LEGACY } from '@/common/routes';
+
+@ApiTags('legacy')
+@ApiProjectPath()
+@Controller(LEGACY)
+export class AuthLegacyController {
+  constructor(private readonly auth: AuthService) {}
+
+  /** Legacy login: the same token, answered without `is_admin` and with a `+00:00` expiry. */
+  @Public()
+  @Post('token')
+  @HttpCode(200)
+  @UseInterceptors(NoFilesInterceptor())
+  @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data')
+  @ApiOkResponse({ type: LegacyTokenResponseDto })
+  async token(
+    @Body() form: LoginFormDto,
+    @Req() request: Request,
+  ): Promise<LegacyTokenResponseDto> {
+    return toLegacyTokenResponse(await this.auth.login(form, clientAddress(request)));
+  }
+}

@@ -1,0 +1,37 @@
+import type { AccessToken } from '@/auth/access-token.entity';
+import type {
+  LegacyTokenResponseDto,
+  TokenRecordDto,
+  TokenResponseDto,
+} from '@/auth/dto/token-response.dto';
+import type { IssuedToken } from '@/auth/tokens.service';
+import { formatTimestamp } from '@/common/timestamps';
+
+export function toTokenResponse(token: IssuedToken): TokenResponseDto {
+  return {
+    access_token: token.accessToken,
+    token_type: 'bearer',
+    username: token.username,
+    is_admin: token.isAdmin,
+    expiry_time: formatTimestamp(token.expiresAt, 'current'),
+  };
+}
+
+export function toLegacyTokenResponse(token: IssuedToken): LegacyTokenResponseDto {
+  return {
+    access_token: token.accessToken,
+    token_type: 'bearer',
+    username: token.username,
+    expiry_time: formatTimestamp(token.expiresAt, 'legacy'),
+  };
+}
+
+export function toTokenRecord(token: AccessToken, username: string): TokenRecordDto {
+  return {
+    token_id: token.id,
+    title: token.title ?? '',
+    username,
+    created_at: formatTimestamp(token.createdAt, 'current'),
+    expires_at: token.expiresAt === null ? null : formatTimestamp(token.expiresAt, 'current'),
+  };
+}

@@ -1,0 +1,147 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AccessToken } from '@/auth/access-token.entity';
+import { Caller } from '@/auth/caller';
+import { InvalidRequestError, InvalidTokenError, NotFoundError } from '@/common/errors';
+import { APP_CONFIG, AppConfig } from '@/config/config';
+import { PROJECT } from '@/project/project.tokens';
+import type { Project } from '@/project/project';
+import { withFieldDefaults } from '@/users/user-fields.rules';
+import type { User } from '@/users/user.entity';
+import type { UserFieldValue } from '@/project/user-fields';
+
+export interface IssuedToken {
+  accessToken: string;
+  tokenId: string;
+  username: string;
+  isAdmin: boolean;
+  /** Null for a named token that never expires. */
+  expiresAt: Date | null;
+}
+
+export interface TokenOptions {
+  /** Absent: a temporary token (not listed, not revocable, default lifetime). */
+  title?: string;
+  /** With a title: minutes until expiry; null or absent: never expires. */
+  expiryMinutes?: number | null;
+}
+
+interface Claims {
+  sub?: unknown;
+  jti?: unknown;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+@Injectable()
+export class TokensService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly jwt: JwtService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PROJECT) private readonly project: Project,
+  ) {}
+
+  /** Issues a token and records it; the record is what keeps it valid. */
+  async issue(user: User, options: TokenOptions = {}): Promise<IssuedToken> {
+    const named = options.title !== undefined;
+    if (named && options.expiryMinutes !== undefined && options.expiryMinutes !== null) {
+      if (!Number.isInteger(options.expiryMinutes) || options.expiryMinutes < 1) {
+        throw new InvalidRequestError('expiry_minutes must be a whole number from 1 up, or null');
+      }
+    }
+    const minutes = named ? (options.expiryMinutes ?? null) : this.config.tokenExpireMinutes;
+    const now = new Date();
+    const expiresAt = minutes === null ? null : new Date(now.getTime() + minutes * 60_000);
+    const tokenId = randomUUID();
+    await this.dataSource.getRepository(AccessToken).insert({
+      id: tokenId,
+      userId: user.id,
+      title: named ? (options.title) : null,
+      createdAt: now,
+      expiresAt,
+    });
+    const claims: Record<string, unknown> = {
+      sub: user.username,
+      jti: tokenId,
+      iat: Math.floor(now.getTime() / 1000),
+    };
+    if (expiresAt) claims.exp = Math.floor(expiresAt.getTime() / 1000);
+    const accessToken = await this.jwt.signAsync(claims);
+    return { accessToken, tokenId, username: user.username, isAdmin: user.isAdmin, expiresAt };
+  }
+
+  /**
+   * The caller a bearer token stands for. The signature (HS256 only), the expiry and the token's record
+   * are all checked: a revoked token or a deleted user's token has no record.
+   */
+  async authenticate(token: string): Promise<Caller> {
+    let claims: Claims;
+    try {
+      claims = await this.jwt.verifyAsync<Claims & object>(token, { algorithms: ['HS256'] });
+    } catch {
+      throw new InvalidTokenError();
+    }
+    if (
+      typeof claims.sub !== 'string' ||
+      typeof claims.jti !== 'string' ||
+      !UUID.test(claims.jti)
+    ) {
+      throw new InvalidTokenError();
+    }
+    const rows: {
+      user_id: string;
+      username: string;
+      is_admin: boolean;
+      fields: Record<string, UserFieldValue>;
+    }[] = await this.dataSource.query(
+      `SELECT u.id AS user_id, u.username, u.is_admin, u.fields
+           FROM access_tokens t JOIN users u ON u.id = t.user_id
+          WHERE t.id = $1 AND (t.expires_at IS NULL OR t.expires_at > now())`,
+      [claims.jti],
+    );
+    const row = rows[0];
+    if (!row || row.username !== claims.sub) throw new InvalidTokenError();
+    return {
+      username: row.username,
+      userId: row.user_id,
+      isAdmin: row.is_admin,
+      fields: withFieldDefaults(row.fields, this.project.userFields),
+      tokenId: claims.jti,
+    };
+  }
+
+  /** The caller's named tokens that have not expired. */
+  list(userId: string): Promise<AccessToken[]> {
+    return this.dataSource
+      .getRepository(AccessToken)
+      .createQueryBuilder('t')
+      .where('t.user_id = :userId', { userId })
+      .andWhere('t.title IS NOT NULL')
+      .andWhere('(t.expires_at IS NULL OR t.expires_at > now())')
+      .orderBy('t.created_at', 'ASC')
+      .getMany();
+  }
+
+  /** Revokes one of the caller's named tokens; someone else's or an unknown id is "not found". */
+  async revoke(userId: string, tokenId: string): Promise<void> {
+    const result = UUID.test(tokenId)
+      ? await this.dataSource
+          .getRepository(AccessToken)
+          .createQueryBuilder()
+          .delete()
+          .where('id = :tokenId AND user_id = :userId AND title IS NOT NULL', { tokenId, userId })
+          .execute()
+      : { affected: 0 };
+    if (!result.affected) throw new NotFoundError(`No token with id "${tokenId}"`);
+  }
+
+  /** Drops records of tokens that expired more than a day ago. */
+  async prune(): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM access_tokens WHERE expires_at < now() - interval '1 day'`,
+    );
+  }
+}

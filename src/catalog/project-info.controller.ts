@@ -1,0 +1,29 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Public } from '@/auth/auth.decorators';
+import { ApiProjectPath } from '@/common/api-docs';
+import { CURRENT } from '@/common/routes';
+import { SERVICE_VERSION } from '@/common/service-version';
+import type { Project } from '@/project/project';
+import { projectVersion } from '@/project/project';
+import { PROJECT } from '@/project/project.tokens';
+
+@ApiTags('project')
+@ApiProjectPath()
+@Controller(CURRENT)
+export class ProjectInfoController {
+  constructor(@Inject(PROJECT) private readonly project: Project) {}
+
+  /** The project's name, version, label and description, and the version of this service. */
+  @Public()
+  @Get()
+  info(): Record<string, string> {
+    return {
+      name: this.project.name,
+      version: projectVersion(this.project),
+      label: this.project.label,
+      description: this.project.description,
+      service_version: SERVICE_VERSION,
+    };
+  }
+}

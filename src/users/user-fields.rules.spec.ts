@@ -1,0 +1,78 @@
+import { UserField } from '@/project/user-fields';
+import { parseNewUser, parseUserUpdate, withFieldDefaults } from '@/users/user-fields.rules';
+
+const FIELDS: UserField[] = [
+  {
+    name: 'role',
+    type: 'string',
+    required: false,
+    enum: ['manager', 'employee'],
+    default: 'employee',
+    description: '',
+  },
+  { name: 'level', type: 'integer', required: true, description: '' },
+  { name: 'score', type: 'number', required: false, description: '' },
+];
+
+describe('parseNewUser', () => {
+  it('applies defaults and keeps given fields', () => {
+    expect(parseNewUser({ username: 'ann', password: 'pw', level: 3 }, FIELDS)).toEqual({
+      username: 'ann',
+      password: 'pw',
+      isAdmin: false,
+      fields: { role: 'employee', level: 3, score: null },
+    });
+  });
+
+  it.each([
+    [{ password: 'pw', level: 1 }, 'Field "username" is required'],
+    [{ username: 'a b', password: 'pw', level: 1 }, 'Field "username" must be'],
+    [{ username: 'ann', level: 1 }, 'Field "password" is required'],
+    [{ username: 'ann', password: 'pw' }, 'Field "level" is required'],
+    [{ username: 'ann', password: 'pw', level: 1.5 }, 'Field "level" must be of type integer'],
+    [
+      { username: 'ann', password: 'pw', level: 1, role: 'boss' },
+      'Field "role" must be one of manager, employee',
+    ],
+    [{ username: 'ann', password: 'pw', level: 1, colour: 'red' }, 'Unknown field "colour"'],
+    [
+      { username: 'ann', password: 'pw', level: 1, is_admin: 'yes' },
+      'Field "is_admin" must be a boolean',
+    ],
+    [
+      { username: 'ann', password: 'pw', level: null },
+      'Field "level" is required and cannot be null',
+    ],
+    [[1, 2], 'The body must be a JSON object'],
+  ])('refuses %j', (body, message) => {
+    expect(() => parseNewUser(body, FIELDS)).toThrow(message);
+  });
+});
+
+describe('parseUserUpdate', () => {
+  it('returns only what is sent', () => {
+    expect(parseUserUpdate({ role: 'manager' }, FIELDS)).toEqual({
+      isAdmin: undefined,
+      fields: { role: 'manager' },
+    });
+    expect(parseUserUpdate({ is_admin: true }, FIELDS)).toEqual({ isAdmin: true, fields: {} });
+  });
+
+  it('refuses username, password and unknown fields', () => {
+    expect(() => parseUserUpdate({ username: 'x' }, FIELDS)).toThrow(
+      'A username cannot be changed',
+    );
+    expect(() => parseUserUpdate({ password: 'x' }, FIELDS)).toThrow('change-password');
+    expect(() => parseUserUpdate({ nope: 1 }, FIELDS)).toThrow('Unknown field "nope"');
+  });
+});
+
+describe('withFieldDefaults', () => {
+  it('fills fields added to the project after the user was stored', () => {
+    expect(withFieldDefaults({ level: 2 }, FIELDS)).toEqual({
+      role: 'employee',
+      level: 2,
+      score: null,
+    });
+  });
+});

@@ -1,0 +1,131 @@
+import { DomainError } from '@/common/errors';
+import { UserField, UserFieldValue, valueMatchesType } from '@/project/user-fields';
+
+/** Rules for user input against the project's user fields: pure, so they are unit-tested alone. */
+
+export class InvalidUserError extends DomainError {
+  constructor(message: string) {
+    super('invalid_user', message);
+  }
+}
+
+export interface NewUser {
+  username: string;
+  password: string;
+  isAdmin: boolean;
+  fields: Record<string, UserFieldValue>;
+}
+
+export interface UserUpdate {
+  isAdmin?: boolean;
+  fields: Record<string, UserFieldValue>;
+}
+
+export const USERNAME = /^[A-Za-z0-9_.@-]{1,64}$/;
+const MAX_PASSWORD = 256;
+
+function asObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidUserError('The body must be a JSON object');
+  }
+  return body as Record<string, unknown>;
+}
+
+function checkValue(field: UserField, value: unknown): UserFieldValue {
+  if (value === null) {
+    if (field.required)
+      throw new InvalidUserError(`Field "${field.name}" is required and cannot be null`);
+    return null;
+  }
+  if (!valueMatchesType(value, field.type)) {
+    throw new InvalidUserError(`Field "${field.name}" must be of type ${field.type}`);
+  }
+  const typed = value as UserFieldValue;
+  if (field.enum && !field.enum.includes(typed)) {
+    throw new InvalidUserError(
+      `Field "${field.name}" must be one of ${field.enum.map(String).join(', ')}`,
+    );
+  }
+  return typed;
+}
+
+function checkProjectFields(
+  input: Record<string, unknown>,
+  fields: UserField[],
+  allowed: Set<string>,
+): Record<string, UserFieldValue> {
+  const byName = new Map(fields.map((field) => [field.name, field]));
+  for (const key of Object.keys(input)) {
+    if (!allowed.has(key) && !byName.has(key)) throw new InvalidUserError(`Unknown field "${key}"`);
+  }
+  const values: Record<string, UserFieldValue> = {};
+  for (const field of fields) {
+    if (field.name in input) values[field.name] = checkValue(field, input[field.name]);
+  }
+  return values;
+}
+
+function checkIsAdmin(value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw new InvalidUserError('Field "is_admin" must be a boolean');
+  return value;
+}
+
+/** A new user from `POST P/users`: required fields present, types and enums respected, defaults applied. */
+export function parseNewUser(body: unknown, fields: UserField[]): NewUser {
+  const input = asObject(body);
+  const { username, password } = input;
+  if (typeof username !== 'string' || username === '') {
+    throw new InvalidUserError('Field "username" is required');
+  }
+  if (!USERNAME.test(username)) {
+    throw new InvalidUserError(
+      'Field "username" must be 1-64 letters, digits, "_", ".", "@" or "-"',
+    );
+  }
+  if (typeof password !== 'string' || password === '') {
+    throw new InvalidUserError('Field "password" is required');
+  }
+  if (password.length > MAX_PASSWORD) {
+    throw new InvalidUserError(`Field "password" must be at most ${MAX_PASSWORD} characters`);
+  }
+  const values = checkProjectFields(input, fields, new Set(['username', 'password', 'is_admin']));
+  for (const field of fields) {
+    if (field.name in values) continue;
+    if (field.required && field.default === undefined) {
+      throw new InvalidUserError(`Field "${field.name}" is required`);
+    }
+  }
+  return {
+    username,
+    password,
+    isAdmin: checkIsAdmin(input.is_admin) ?? false,
+    fields: withFieldDefaults(values, fields),
+  };
+}
+
+/** A change from `PUT P/users/{username}`: only what is sent; username and password cannot change here. */
+export function parseUserUpdate(body: unknown, fields: UserField[]): UserUpdate {
+  const input = asObject(body);
+  if ('username' in input) throw new InvalidUserError('A username cannot be changed');
+  if ('password' in input) {
+    throw new InvalidUserError('A password changes only through the change-password endpoint');
+  }
+  return {
+    isAdmin: checkIsAdmin(input.is_admin),
+    fields: checkProjectFields(input, fields, new Set(['is_admin'])),
+  };
+}
+
+/** Stored values with the defaults of fields that have none stored (fields added to the project later). */
+export function withFieldDefaults(
+  stored: Record<string, UserFieldValue>,
+  fields: UserField[],
+): Record<string, UserFieldValue> {
+  const values: Record<string, UserFieldValue> = {};
+  for (const field of fields) {
+    if (field.name in stored) values[field.name] = stored[field.name];
+    else values[field.name] = field.default ?? null;
+  }
+  return values;
+}

@@ -1,0 +1,73 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { AdminOnly, CurrentCaller, Public } from '@/auth/auth.decorators';
+import type { Caller } from '@/auth/caller';
+import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { CURRENT } from '@/common/routes';
+import type { Project } from '@/project/project';
+import { PROJECT } from '@/project/project.tokens';
+import { toUserJson, userFieldDescriptors } from '@/users/users.mapper';
+import { UsersService } from '@/users/users.service';
+
+// User bodies depend on the project's user fields, so their schemas are generated from the project
+// (see users.openapi.ts) and the bodies are checked by the users rules, not by a DTO.
+@ApiTags('users')
+@ApiProjectPath()
+@Controller(CURRENT)
+export class UsersController {
+  constructor(
+    private readonly users: UsersService,
+    @Inject(PROJECT) private readonly project: Project,
+  ) {}
+
+  /** The user fields: `username`, `is_admin`, then the project's own, with type, required and default. */
+  @Public()
+  @Get('user-fields')
+  userFields(): Record<string, unknown>[] {
+    return userFieldDescriptors(this.project.userFields);
+  }
+
+  /** Every user, without passwords. */
+  @ApiToken()
+  @Get('users')
+  async list(): Promise<Record<string, unknown>[]> {
+    const users = await this.users.list();
+    return users.map((user) => toUserJson(user, this.users.fieldsOf(user)));
+  }
+
+  /** Adds a user (administrators). Empty body. */
+  @ApiToken()
+  @AdminOnly()
+  @Post('users')
+  @HttpCode(200)
+  @ApiBody({ schema: { $ref: '#/components/schemas/NewUser' } })
+  async create(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<void> {
+    await this.users.create(caller, body);
+  }
+
+  /** Changes `is_admin` or user fields of a user (administrators); only the fields sent. Empty body. */
+  @ApiToken()
+  @AdminOnly()
+  @Put('users/:username')
+  @HttpCode(200)
+  @ApiBody({ schema: { $ref: '#/components/schemas/UserUpdate' } })
+  async update(
+    @CurrentCaller() caller: Caller,
+    @Param('username') username: string,
+    @Body() body: unknown,
+  ): Promise<void> {
+    await this.users.update(caller, username, body);
+  }
+
+  /** Deletes a user and, with them, all their tokens (administrators). Empty body. */
+  @ApiToken()
+  @AdminOnly()
+  @Delete('users/:username')
+  @HttpCode(200)
+  async delete(
+    @CurrentCaller() caller: Caller,
+    @Param('username') username: string,
+  ): Promise<void> {
+    await this.users.delete(caller, username);
+  }
+}

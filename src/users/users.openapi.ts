@@ -1,0 +1,47 @@
+import type { UserField, UserFieldType } from '@/project/user-fields';
+
+type Schema = Record<string, unknown>;
+
+const OPENAPI_TYPE: Record<UserFieldType, string> = {
+  string: 'string',
+  integer: 'integer',
+  number: 'number',
+  boolean: 'boolean',
+};
+
+function fieldSchema(field: UserField): Schema {
+  const schema: Schema = {
+    type: OPENAPI_TYPE[field.type],
+    description: field.description || undefined,
+  };
+  if (field.enum) schema.enum = field.enum;
+  if (field.default !== undefined) schema.default = field.default;
+  return schema;
+}
+
+/** OpenAPI schemas of the user bodies, generated from the project's user fields. */
+export function userSchemas(fields: UserField[]): Record<string, Schema> {
+  const own = Object.fromEntries(fields.map((field) => [field.name, fieldSchema(field)]));
+  return {
+    NewUser: {
+      type: 'object',
+      additionalProperties: false,
+      required: [
+        'username',
+        'password',
+        ...fields.filter((f) => f.required && f.default === undefined).map((f) => f.name),
+      ],
+      properties: {
+        username: { type: 'string', pattern: '^[A-Za-z0-9_.@-]{1,64}$' },
+        password: { type: 'string', format: 'password', writeOnly: true },
+        is_admin: { type: 'boolean', default: false },
+        ...own,
+      },
+    },
+    UserUpdate: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { is_admin: { type: 'boolean' }, ...own },
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource, Repository } from 'typeorm';
+import { Caller } from '@/auth/caller';
+import { DomainError, ForbiddenError } from '@/common/errors';
+import { JsonLogger } from '@/common/json-logger';
+import { SECRETS, Secrets } from '@/config/secrets';
+import type { Project } from '@/project/project';
+import { PROJECT } from '@/project/project.tokens';
+import { hashPassword, verifyPassword } from '@/users/passwords';
+import {
+  InvalidUserError,
+  parseNewUser,
+  parseUserUpdate,
+  withFieldDefaults,
+} from '@/users/user-fields.rules';
+import { User } from '@/users/user.entity';
+
+export const ADMIN = 'admin';
+
+@Injectable()
+export class UsersService implements OnApplicationBootstrap {
+  private readonly users: Repository<User>;
+
+  constructor(
+    dataSource: DataSource,
+    @Inject(PROJECT) private readonly project: Project,
+    @Inject(SECRETS) private readonly secrets: Secrets,
+    private readonly logger: JsonLogger,
+  ) {
+    this.users = dataSource.getRepository(User);
+  }
+
+  /** The `admin` user exists from start-up, with ADMIN_PASSWORD, and is always an administrator. */
+  async onApplicationBootstrap(): Promise<void> {
+    const passwordHash = await hashPassword(this.secrets.adminPassword);
+    // ON CONFLICT: several processes may start at once; an existing admin keeps its password.
+    await this.users
+      .createQueryBuilder()
+      .insert()
+      .values({
+        username: ADMIN,
+        isAdmin: true,
+        passwordHash,
+        fields: withFieldDefaults({}, this.project.userFields),
+      })
+      .orIgnore()
+      .execute();
+    await this.users.update({ username: ADMIN }, { isAdmin: true });
+    if (this.secrets.generatedAdminPassword) {
+      process.stderr.write(
+        `Generated admin password (shown once, kept under DATA_DIR/secrets.json): ${this.secrets.generatedAdminPassword}\n`,
+      );
+    }
+  }
+
+  findByUsername(username: string): Promise<User | null> {
+    return this.users.findOneBy({ username });
+  }
+
+  /** The user if the password is right; null otherwise (unknown users take as long as wrong passwords). */
+  async checkPassword(username: string, password: string): Promise<User | null> {
+    const user = await this.findByUsername(username);
+    const ok = await verifyPassword(user?.passwordHash ?? null, password);
+    return ok && user ? user : null;
+  }
+
+  list(): Promise<User[]> {
+    return this.users.find({ order: { createdAt: 'ASC', username: 'ASC' } });
+  }
+
+  fieldsOf(user: User) {
+    return withFieldDefaults(user.fields, this.project.userFields);
+  }
+
+  async create(caller: Caller, body: unknown): Promise<void> {
+    requireAdmin(caller);
+    const input = parseNewUser(body, this.project.userFields);
+    const passwordHash = await hashPassword(input.password);
+    const result = await this.users
+      .createQueryBuilder()
+      .insert()
+      .values({
+        username: input.username,
+        isAdmin: input.isAdmin,
+        passwordHash,
+        fields: input.fields,
+      })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    if ((result.raw as unknown[]).length === 0) {
+      throw new InvalidUserError(`User "${input.username}" already exists`);
+    }
+    this.logger.emit('info', 'user created', { actor: caller.username, username: input.username });
+  }
+
+  async update(caller: Caller, username: string, body: unknown): Promise<void> {
+    requireAdmin(caller);
+    const change = parseUserUpdate(body, this.project.userFields);
+    const user = await this.findByUsername(username);
+    if (!user) throw new UserNotFoundError(username);
+    if (username === ADMIN && change.isAdmin === false) {
+      throw new InvalidUserOperationError('The user "admin" is always an administrator');
+    }
+    await this.users.update(
+      { id: user.id },
+      { isAdmin: change.isAdmin ?? user.isAdmin, fields: { ...user.fields, ...change.fields } },
+    );
+    this.logger.emit('info', 'user updated', { actor: caller.username, username });
+  }
+
+  /** Deleting a user deletes their tokens with them (foreign key cascade), at once. */
+  async delete(caller: Caller, username: string): Promise<void> {
+    requireAdmin(caller);
+    if (username === ADMIN)
+      throw new InvalidUserOperationError('The user "admin" cannot be deleted');
+    if (username === caller.username)
+      throw new InvalidUserOperationError('You cannot delete yourself');
+    const result = await this.users.delete({ username });
+    if (!result.affected) throw new UserNotFoundError(username);
+    this.logger.emit('info', 'user deleted', { actor: caller.username, username });
+  }
+
+  async changePassword(user: User, oldPassword: string, newPassword: string): Promise<void> {
+    if (!(await verifyPassword(user.passwordHash, oldPassword))) {
+      throw new DomainError('invalid_password', 'The old password is not correct');
+    }
+    await this.users.update({ id: user.id }, { passwordHash: await hashPassword(newPassword) });
+  }
+}
+
+function requireAdmin(caller: Caller): void {
+  if (!caller.isAdmin) throw new ForbiddenError('Only administrators may manage users');
+}
+
+export class UserNotFoundError extends DomainError {
+  constructor(username: string) {
+    super('user_not_found', `No user named "${username}"`);
+  }
+}
+
+export class InvalidUserOperationError extends DomainError {
+  constructor(message: string) {
+    super('invalid_user_operation', message);
+  }
+}
