@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { ACCESS, Access, setCaller } from '@/auth/auth.decorators';
 import { ANONYMOUS, Caller } from '@/auth/caller';
+import { SsoService } from '@/auth/sso/sso.service';
 import { TokensService } from '@/auth/tokens.service';
 import { AuthenticationRequiredError, ForbiddenError, InvalidTokenError } from '@/common/errors';
 
@@ -15,6 +16,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: TokensService,
+    private readonly sso: SsoService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -29,16 +31,41 @@ export class AuthGuard implements CanActivate {
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
 
-    const token = bearerToken(request.headers.authorization);
-    const caller: Caller = token === undefined ? ANONYMOUS : await this.tokens.authenticate(token);
+    const caller = await this.identify(request);
     setCaller(request, caller);
     response.setHeader('Applied-Username', caller.username ?? '');
 
     if (access === 'optional') return true;
     if (caller.username === null) throw new AuthenticationRequiredError();
-    if (access === 'admin' && !caller.isAdmin)
+    if (access === 'admin' && !caller.isAdmin) {
       throw new ForbiddenError('This endpoint is for administrators');
+    }
     return true;
+  }
+
+  /**
+   * A bearer token wins; without one, identity headers from a trusted proxy count. Drey's own tokens are
+   * HS256; any other algorithm is an identity provider's token (when OIDC is configured).
+   */
+  private async identify(request: Request): Promise<Caller> {
+    const token = bearerToken(request.headers.authorization);
+    if (token === undefined) return (await this.sso.fromHeaders(request)) ?? ANONYMOUS;
+    if (jwtAlgorithm(token) === 'HS256' || !this.sso.oidcEnabled) {
+      return this.tokens.authenticate(token);
+    }
+    return this.sso.fromIdpToken(token);
+  }
+}
+
+function jwtAlgorithm(token: string): string | undefined {
+  try {
+    const encoded = token.split('.', 1)[0];
+    const header = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as {
+      alg?: unknown;
+    };
+    return typeof header.alg === 'string' ? header.alg : undefined;
+  } catch {
+    return undefined;
   }
 }
 

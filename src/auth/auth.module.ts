@@ -7,6 +7,7 @@ import { AuthLegacyController } from '@/auth/auth.legacy.controller';
 import { AuthService } from '@/auth/auth.service';
 import { LoginLimiter } from '@/auth/login-limiter';
 import { ProjectRouteGuard } from '@/auth/project-route.guard';
+import { SsoService } from '@/auth/sso/sso.service';
 import { TokensService } from '@/auth/tokens.service';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { UsersModule } from '@/users/users.module';
@@ -28,6 +29,7 @@ import { UsersModule } from '@/users/users.module';
     TokensService,
     AuthService,
     LoginLimiter,
+    SsoService,
     // Order matters: an unknown project is a 404 before the token is looked at.
     { provide: APP_GUARD, useClass: ProjectRouteGuard },
     { provide: APP_GUARD, useClass: AuthGuard },

@@ -59,7 +59,7 @@ export class TokensService {
     await this.dataSource.getRepository(AccessToken).insert({
       id: tokenId,
       userId: user.id,
-      title: named ? (options.title) : null,
+      title: named ? options.title : null,
       createdAt: now,
       expiresAt,
     });

@@ -1,4 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
+import { ConfigError } from '@/config/config-error';
+import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
+
+export { ConfigError };
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -28,16 +32,7 @@ export interface AppConfig {
   loginMaxFailuresPerAddress: number;
   loginWindowSeconds: number;
   shutdownTimeoutMs: number;
-}
-
-/** A configuration problem, reported at boot as one line that names the variable. */
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${problem}`);
-  }
+  sso: SsoConfig;
 }
 
 type Env = Record<string, string | undefined>;
@@ -144,6 +139,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     loginMaxFailuresPerAddress: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100000),
     loginWindowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 300, 1, 86400),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 4000, 0, 600_000),
+    sso: loadSsoConfig(env),
   };
 }
 

@@ -1,0 +1,151 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+import { DataSource } from 'typeorm';
+import type { Caller } from '@/auth/caller';
+import { SsoIdentity, checkFieldMap, mapIdentity, splitGroups } from '@/auth/sso/identity';
+import { OidcVerifier } from '@/auth/sso/oidc-verifier';
+import { InvalidTokenError } from '@/common/errors';
+import { JsonLogger } from '@/common/json-logger';
+import { clientAddress } from '@/common/client-address';
+import { APP_CONFIG, AppConfig } from '@/config/config';
+import type { Project } from '@/project/project';
+import { PROJECT } from '@/project/project.tokens';
+import { USERNAME } from '@/users/user-fields.rules';
+import type { UserFieldValue } from '@/project/user-fields';
+
+interface UserRow {
+  id: string;
+  password_hash: string | null;
+  is_admin: boolean;
+  fields: Record<string, UserFieldValue>;
+}
+
+/**
+ * Single sign-on: identity headers from trusted proxies, and identity-provider bearer tokens. Both become
+ * the same Caller as a local login; users seen for the first time get a row without a password.
+ */
+@Injectable()
+export class SsoService implements OnModuleInit {
+  private readonly oidc?: OidcVerifier;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly logger: JsonLogger,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PROJECT) private readonly project: Project,
+  ) {
+    if (config.sso.oidc) this.oidc = new OidcVerifier(config.sso.oidc);
+  }
+
+  onModuleInit(): void {
+    const problems = checkFieldMap(this.config.sso, this.project.userFields);
+    if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+  }
+
+  get oidcEnabled(): boolean {
+    return this.oidc !== undefined;
+  }
+
+  /** The caller of an identity-provider token; 401 when it fails any check. */
+  async fromIdpToken(token: string): Promise<Caller> {
+    if (!this.oidc) throw new InvalidTokenError();
+    const identity = await this.oidc.verify(token);
+    const caller = await this.provision(identity);
+    if (!caller) throw new InvalidTokenError('This identity belongs to a local user');
+    return caller;
+  }
+
+  /**
+   * The caller asserted by identity headers, when the request comes straight from a trusted proxy (and
+   * carries the shared secret, when one is configured). Headers from anywhere else are ignored and logged.
+   */
+  async fromHeaders(request: Request): Promise<Caller | undefined> {
+    const header = this.config.sso.header;
+    if (!header) return undefined;
+    const username = single(request.headers[header.userHeader]);
+    if (username === undefined) return undefined;
+    const peer = clientAddress(request);
+    const family = peer.includes(':') ? 'ipv6' : 'ipv4';
+    if (!header.proxies.check(peer, family)) {
+      this.logger.emit('warn', 'identity headers ignored: not from a trusted proxy', {
+        address: peer,
+      });
+      return undefined;
+    }
+    if (
+      header.secretHeader &&
+      header.secret &&
+      !sameSecret(single(request.headers[header.secretHeader]), header.secret)
+    ) {
+      this.logger.emit('warn', 'identity headers ignored: missing or wrong proxy secret', {
+        address: peer,
+      });
+      return undefined;
+    }
+    if (!USERNAME.test(username)) {
+      this.logger.emit('warn', 'identity headers ignored: unusable user name', { address: peer });
+      return undefined;
+    }
+    const identity: SsoIdentity = {
+      username,
+      email: single(request.headers[header.emailHeader]),
+      groups: splitGroups(single(request.headers[header.groupsHeader])),
+      source: 'header',
+    };
+    return this.provision(identity);
+  }
+
+  /** Creates or updates the user of an SSO identity; undefined when the name belongs to a password user. */
+  private async provision(identity: SsoIdentity): Promise<Caller | undefined> {
+    const mapped = mapIdentity(identity, this.config.sso, this.project.userFields);
+    // Concurrent first requests of one user: the insert is idempotent, the select reads the winner.
+    await this.dataSource.query(
+      `INSERT INTO users (username, is_admin, password_hash, fields) VALUES ($1, $2, NULL, $3)
+       ON CONFLICT (username) DO NOTHING`,
+      [identity.username, mapped.isAdmin, JSON.stringify(mapped.fields)],
+    );
+    const rows: UserRow[] = await this.dataSource.query(
+      `SELECT id, password_hash, is_admin, fields FROM users WHERE username = $1`,
+      [identity.username],
+    );
+    const row = rows[0];
+    if (!row || row.password_hash !== null) {
+      this.logger.emit('warn', 'SSO identity refused: the name belongs to a local user', {
+        username: identity.username,
+        source: identity.source,
+      });
+      return undefined;
+    }
+    const changed =
+      row.is_admin !== mapped.isAdmin ||
+      Object.entries(mapped.fields).some(([name, value]) => row.fields[name] !== value);
+    if (changed) {
+      await this.dataSource.query(`UPDATE users SET is_admin = $2, fields = $3 WHERE id = $1`, [
+        row.id,
+        mapped.isAdmin,
+        JSON.stringify(mapped.fields),
+      ]);
+    }
+    return {
+      username: identity.username,
+      userId: row.id,
+      isAdmin: mapped.isAdmin,
+      fields: mapped.fields,
+      tokenId: null,
+    };
+  }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  const trimmed = text?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+function sameSecret(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
