@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminModule } from '@/admin/admin.module';
+import { AuditModule } from '@/audit/audit.module';
 import { AuthModule } from '@/auth/auth.module';
 import { BuildsModule } from '@/builds/builds.module';
 import { CatalogModule } from '@/catalog/catalog.module';
@@ -14,6 +15,7 @@ import { DatabaseModule } from '@/database/database.module';
 import { DatasetsModule } from '@/datasets/datasets.module';
 import { EngineModule } from '@/engine/engine.module';
 import { HealthModule } from '@/health/health.module';
+import { MetricsModule } from '@/metrics/metrics.module';
 import { ParametersModule } from '@/parameters/parameters.module';
 import { ProjectModule } from '@/project/project.module';
 import { UsersModule } from '@/users/users.module';
@@ -27,6 +29,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config, logger, secrets),
         DatabaseModule,
+        AuditModule,
         ProjectModule,
         BuildsModule.register(config),
         EngineModule,
@@ -38,6 +41,7 @@ export class AppModule {
         DashboardsModule,
         AdminModule,
         HealthModule,
+        MetricsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };

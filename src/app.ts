@@ -8,6 +8,7 @@ import { InvalidRequestError } from '@/common/errors';
 import { sendError } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
 import { requestLogging } from '@/common/request-context';
+import { MetricsService } from '@/metrics/metrics.service';
 import { AppConfig } from '@/config/config';
 import { SERVICE_VERSION } from '@/common/service-version';
 import { resolveSecrets } from '@/config/secrets';
@@ -38,7 +39,8 @@ export async function createApp(
   http.set('etag', false);
   http.set('trust proxy', false);
 
-  app.use(requestLogging(logger));
+  const metrics = app.get(MetricsService);
+  app.use(requestLogging(logger, (...args) => metrics.observeRequest(...args)));
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
   // A body that does not parse is the client's error, answered in the layout's shape.

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '@/audit/audit.service';
 import { LoginLimiter } from '@/auth/login-limiter';
 import { Caller, isSignedIn } from '@/auth/caller';
 import { IssuedToken, TokenOptions, TokensService } from '@/auth/tokens.service';
@@ -21,6 +22,7 @@ export class AuthService {
     private readonly tokens: TokensService,
     private readonly limiter: LoginLimiter,
     private readonly logger: JsonLogger,
+    private readonly audit: AuditService,
   ) {}
 
   /** OAuth2 password grant: checks the form, the rate limit and the password, then issues a login token. */
@@ -35,21 +37,44 @@ export class AuthService {
       throw new InvalidRequestError('The form field "password" is required');
     }
     const username = form.username;
-    await this.limiter.check(username, address);
+    try {
+      await this.limiter.check(username, address);
+    } catch (error) {
+      await this.audit.record({
+        action: 'login',
+        actor: username,
+        outcome: 'failure',
+        details: { reason: 'rate_limited' },
+      });
+      throw error;
+    }
     const user = await this.users.checkPassword(username, form.password);
     if (!user) {
       await this.limiter.recordFailure(username, address);
+      await this.audit.record({
+        action: 'login',
+        actor: username,
+        outcome: 'failure',
+        details: { reason: 'invalid_credentials' },
+      });
       this.logger.emit('warn', 'login failed', { username: username.slice(0, 100), address });
       throw new DomainError('invalid_credentials', 'Incorrect username or password');
     }
     await this.limiter.recordSuccess(username);
+    const issued = await this.tokens.issue(user);
+    await this.audit.record({ action: 'login', actor: username, target: issued.tokenId });
     this.logger.emit('info', 'login', { username, address });
     void this.tokens.prune().catch(() => undefined);
-    return this.tokens.issue(user);
+    return issued;
   }
 
   async createToken(caller: Caller, options: TokenOptions): Promise<IssuedToken> {
-    return this.tokens.issue(await this.userOf(caller), options);
+    const issued = await this.tokens.issue(await this.userOf(caller), options);
+    await this.audit.recordBy(caller, 'token.create', issued.tokenId, {
+      title: options.title ?? null,
+      expires_at: issued.expiresAt?.toISOString() ?? null,
+    });
+    return issued;
   }
 
   async listTokens(caller: Caller): Promise<AccessToken[]> {
@@ -58,10 +83,12 @@ export class AuthService {
 
   async revokeToken(caller: Caller, tokenId: string): Promise<void> {
     await this.tokens.revoke((await this.userOf(caller)).id, tokenId);
+    await this.audit.recordBy(caller, 'token.revoke', tokenId);
   }
 
   async changePassword(caller: Caller, oldPassword: string, newPassword: string): Promise<void> {
     await this.users.changePassword(await this.userOf(caller), oldPassword, newPassword);
+    await this.audit.recordBy(caller, 'password.change', caller.username);
   }
 
   async me(caller: Caller): Promise<User> {

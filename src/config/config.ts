@@ -32,6 +32,8 @@ export interface AppConfig {
   loginMaxFailuresPerAddress: number;
   loginWindowSeconds: number;
   shutdownTimeoutMs: number;
+  /** `/metrics` without a token; otherwise administrators only. */
+  metricsPublic: boolean;
   sso: SsoConfig;
 }
 
@@ -139,6 +141,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     loginMaxFailuresPerAddress: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100000),
     loginWindowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 300, 1, 86400),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 4000, 0, 600_000),
+    metricsPublic: oneOf(env, 'METRICS_PUBLIC', ['true', 'false'], 'false') === 'true',
     sso: loadSsoConfig(env),
   };
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
+import { AuditService } from '@/audit/audit.service';
 import { Caller } from '@/auth/caller';
 import { DomainError, ForbiddenError } from '@/common/errors';
 import { JsonLogger } from '@/common/json-logger';
@@ -26,6 +27,7 @@ export class UsersService implements OnApplicationBootstrap {
     @Inject(PROJECT) private readonly project: Project,
     @Inject(SECRETS) private readonly secrets: Secrets,
     private readonly logger: JsonLogger,
+    private readonly audit: AuditService,
   ) {
     this.users = dataSource.getRepository(User);
   }
@@ -91,6 +93,10 @@ export class UsersService implements OnApplicationBootstrap {
     if ((result.raw as unknown[]).length === 0) {
       throw new InvalidUserError(`User "${input.username}" already exists`);
     }
+    await this.audit.recordBy(caller, 'user.create', input.username, {
+      is_admin: input.isAdmin,
+      fields: input.fields,
+    });
     this.logger.emit('info', 'user created', { actor: caller.username, username: input.username });
   }
 
@@ -106,6 +112,10 @@ export class UsersService implements OnApplicationBootstrap {
       { id: user.id },
       { isAdmin: change.isAdmin ?? user.isAdmin, fields: { ...user.fields, ...change.fields } },
     );
+    await this.audit.recordBy(caller, 'user.update', username, {
+      is_admin: change.isAdmin,
+      fields: change.fields,
+    });
     this.logger.emit('info', 'user updated', { actor: caller.username, username });
   }
 
@@ -118,6 +128,7 @@ export class UsersService implements OnApplicationBootstrap {
       throw new InvalidUserOperationError('You cannot delete yourself');
     const result = await this.users.delete({ username });
     if (!result.affected) throw new UserNotFoundError(username);
+    await this.audit.recordBy(caller, 'user.delete', username);
     this.logger.emit('info', 'user deleted', { actor: caller.username, username });
   }
 

@@ -1,0 +1,36 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { toAuditJson } from '@/audit/audit.mapper';
+import { AuditService } from '@/audit/audit.service';
+import { AuditQueryDto } from '@/audit/dto/audit-query.dto';
+import { AdminOnly } from '@/auth/auth.decorators';
+import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { CURRENT } from '@/common/routes';
+
+@ApiTags('admin')
+@ApiProjectPath()
+@ApiToken()
+@AdminOnly()
+@Controller(CURRENT)
+export class AuditController {
+  constructor(private readonly audit: AuditService) {}
+
+  /** The audit log, newest first: logins, tokens, user changes, builds, query-models (administrators). */
+  @Get('audit')
+  async list(@Query() query: AuditQueryDto): Promise<Record<string, unknown>> {
+    const offset = query.offset ?? 0;
+    const page = await this.audit.list({
+      actor: query.actor,
+      action: query.action,
+      outcome: query.outcome,
+      since: query.since ? new Date(query.since) : undefined,
+      until: query.until ? new Date(query.until) : undefined,
+      limit: query.limit ?? 100,
+      offset,
+    });
+    return {
+      events: page.events.map(toAuditJson),
+      next_offset: page.hasMore ? offset + page.events.length : null,
+    };
+  }
+}

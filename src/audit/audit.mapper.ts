@@ -1,0 +1,16 @@
+import type { AuditEvent } from '@/audit/audit-event.entity';
+import { formatTimestamp } from '@/common/timestamps';
+
+export function toAuditJson(event: AuditEvent): Record<string, unknown> {
+  return {
+    id: Number(event.id),
+    at: formatTimestamp(event.at, 'current'),
+    actor: event.actor,
+    action: event.action,
+    target: event.target,
+    outcome: event.outcome,
+    client_address: event.clientAddress,
+    request_id: event.requestId,
+    details: event.details,
+  };
+}

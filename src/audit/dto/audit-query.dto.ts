@@ -1,0 +1,45 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsISO8601, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+export class AuditQueryDto {
+  /** Only events of this user. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  actor?: string;
+
+  /** Only this action, for example `login` or `user.delete`. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  action?: string;
+
+  @IsOptional()
+  @IsIn(['success', 'failure'])
+  outcome?: 'success' | 'failure';
+
+  /** ISO 8601 time: events at or after it. */
+  @IsOptional()
+  @IsISO8601()
+  since?: string;
+
+  /** ISO 8601 time: events before it. */
+  @IsOptional()
+  @IsISO8601()
+  until?: string;
+
+  /** Page size, 1 to 1000 (default 100). */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+
+  /** Events skipped (default 0). */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset?: number;
+}

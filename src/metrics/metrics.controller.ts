@@ -1,0 +1,21 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { CurrentCaller, Public } from '@/auth/auth.decorators';
+import type { Caller } from '@/auth/caller';
+import { ApiToken } from '@/common/api-docs';
+import { MetricsService } from '@/metrics/metrics.service';
+
+@ApiTags('health')
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: MetricsService) {}
+
+  /** Prometheus text format. Public when METRICS_PUBLIC=true, otherwise administrators only. */
+  @Public()
+  @ApiToken()
+  @Get()
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  exposition(@CurrentCaller() caller: Caller): Promise<string> {
+    return this.metrics.exposition(caller);
+  }
+}
