@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { DomainError, ErrorCode, STATUS_OF } from '@/common/errors';
+import { isUnavailable } from '@/common/unavailable';
 
 /** What every error becomes before a layout renders it. */
 export interface ErrorReply {
@@ -45,6 +46,15 @@ export function describeError(error: unknown): ErrorReply {
     const code = HTTP_CODES[status];
     if (code) return { status, code, message: httpMessage(error, status), unexpected: false };
     return internal();
+  }
+  if (isUnavailable(error)) {
+    return {
+      status: 503,
+      code: 'not_ready',
+      message: 'A service Drey depends on is unavailable; try again shortly',
+      retryAfterSeconds: 5,
+      unexpected: false,
+    };
   }
   const parser = error as ParserError;
   const parserStatus = parser?.status ?? parser?.statusCode;

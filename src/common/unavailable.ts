@@ -1,0 +1,49 @@
+/**
+ * Whether an error means a neighbour (Postgres, Redis) is unreachable rather than that the request is
+ * wrong: such errors answer 503 `not_ready` with Retry-After, and the client should simply try again.
+ */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+]);
+// Postgres SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown, crash).
+const SQLSTATE = /^(08|57P0)/;
+const MESSAGES = [
+  /Connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /Client has encountered a connection error/i,
+  /Connection is closed/i,
+  /the database system is (starting up|shutting down)/i,
+];
+
+interface MaybeConnectionError {
+  code?: unknown;
+  message?: unknown;
+  driverError?: MaybeConnectionError;
+  cause?: MaybeConnectionError;
+}
+
+export function isUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  const candidate = error as MaybeConnectionError;
+  if (
+    typeof candidate.code === 'string' &&
+    (NETWORK_CODES.has(candidate.code) || SQLSTATE.test(candidate.code))
+  ) {
+    return true;
+  }
+  if (
+    typeof candidate.message === 'string' &&
+    MESSAGES.some((pattern) => pattern.test(candidate.message as string))
+  ) {
+    return true;
+  }
+  return (
+    isUnavailable(candidate.driverError, depth + 1) || isUnavailable(candidate.cause, depth + 1)
+  );
+}
