@@ -1,38 +1,40 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { checkDatasetParameters } from '@/project/dataset-checks';
+import {
+  parseConnections,
+  parseDashboards,
+  parseDatasets,
+  parseParameterNames,
+} from '@/project/manifest-sections';
+import { orderModels } from '@/project/model-graph';
+import { loadModelFiles } from '@/project/model-files';
 import { Project } from '@/project/project';
 import { ProjectError, Problems } from '@/project/project-errors';
 import { parseUserFields } from '@/project/user-fields';
+import { checkKeys, FileContext, isMapping } from '@/project/yaml-fields';
+import { readYaml } from '@/project/yaml-file';
 
 const MANIFEST = 'project.yml';
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/;
+const MANIFEST_KEYS = [
+  'name',
+  'label',
+  'description',
+  'major_version',
+  'user_fields',
+  'connections',
+  'parameters',
+  'datasets',
+  'dashboards',
+];
 
-type Json = Record<string, unknown>;
+export { readYaml };
 
-/** Reads a YAML file; a syntax error becomes a problem naming the line. */
-export function readYaml(dir: string, file: string, problems: Problems): unknown {
-  const path = join(dir, file);
-  if (!existsSync(path)) {
-    problems.add(file, '', 'file not found');
-    return undefined;
-  }
-  const document = parseDocument(readFileSync(path, 'utf8'), { prettyErrors: true });
-  if (document.errors.length > 0) {
-    for (const error of document.errors) {
-      const line = error.linePos?.[0]?.line;
-      problems.add(file, line ? `line ${line}` : '', error.message.split('\n', 1)[0]);
-    }
-    return undefined;
-  }
-  return document.toJSON() as unknown;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Loads and validates the project folder. Pure apart from reading files; throws {@link ProjectError}. */
+/**
+ * Loads and validates the project folder: the manifest, the models under `models/` and the seeds under
+ * `seeds/`. Pure apart from reading files; throws {@link ProjectError} carrying every problem found.
+ */
 export function loadProject(dirInput: string): Project {
   const dir = resolve(dirInput);
   const problems = new Problems();
@@ -41,9 +43,10 @@ export function loadProject(dirInput: string): Project {
   }
   const manifest = readYaml(dir, MANIFEST, problems);
   problems.throwIfAny();
-  if (!isObject(manifest)) {
+  if (!isMapping(manifest)) {
     throw new ProjectError([{ file: MANIFEST, path: '', message: 'must be a mapping' }]);
   }
+  const at: FileContext = { file: MANIFEST, problems };
 
   const name = manifest.name;
   if (typeof name !== 'string' || !NAME.test(name)) {
@@ -57,16 +60,34 @@ export function loadProject(dirInput: string): Project {
   if (typeof majorVersion !== 'number' || !Number.isInteger(majorVersion) || majorVersion < 0) {
     problems.add(MANIFEST, 'major_version', 'must be a whole number from 0 up');
   }
+  checkKeys(at, '', manifest, MANIFEST_KEYS);
   const userFields = parseUserFields(manifest.user_fields, MANIFEST, problems);
+  const connections = parseConnections(at, manifest.connections);
+  const parameters = parseParameterNames(at, manifest.parameters);
+
+  const models = orderModels(loadModelFiles(dir, problems), connections, problems);
+  const modelNames = new Set(models.map((model) => model.name));
+  const datasets = parseDatasets(at, manifest.datasets, parameters.names, modelNames);
+  const rawDatasets = Array.isArray(manifest.datasets) ? (manifest.datasets as unknown[]) : [];
+  checkDatasetParameters(at, datasets, models, (dataset) =>
+    rawDatasets.findIndex((raw) => isMapping(raw) && raw.name === dataset),
+  );
+  const dashboards = parseDashboards(at, manifest.dashboards, parameters.names, dir);
   problems.throwIfAny();
 
   return {
     dir,
+    manifestFile: MANIFEST,
     name: name as string,
     label: label as string,
     description: description as string,
     majorVersion: majorVersion as number,
     userFields,
+    connections,
+    models,
+    parameterDefinitions: parameters.definitions,
+    datasets,
+    dashboards,
   };
 }
 

@@ -1,0 +1,106 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '@/cli/drey';
+
+const EXAMPLE = join(__dirname, '..', '..', 'examples', 'expenses');
+
+async function run(argv: string[], env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(
+    argv,
+    { PROJECT_DIR: EXAMPLE, ...env },
+    {
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    },
+  );
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('drey CLI', () => {
+  it('validates the example project', async () => {
+    const result = await run(['validate']);
+    expect(result).toMatchObject({ code: 0, err: '' });
+    expect(result.out).toContain('7 models (3 seed, 1 build, 3 runtime)');
+    expect(result.out).toContain('11 parameters, 3 datasets, 2 dashboards, 0 connections');
+  });
+
+  it('lists every problem of an invalid project, without a stack', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drey-cli-'));
+    writeFileSync(join(dir, 'project.yml'), 'name: Bad\nmajor_version: x\n');
+    const result = await run(['validate', '--project', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    expect(result.err).toBe(
+      'The project is invalid (2 problems):\n' +
+        '  project.yml at name: must be a lowercase name (letters, digits, _ or -)\n' +
+        '  project.yml at major_version: must be a whole number from 0 up',
+    );
+  });
+
+  it('compiles a dataset: placeholders in the SQL, bound values listed apart', async () => {
+    const result = await run([
+      'compile',
+      'expenses_by_month',
+      '--param',
+      'start_date=2024-01-01',
+      '--param',
+      'end_date=2024-06-30',
+      '--param',
+      'min_filter=0',
+      '--param',
+      'max_filter=300',
+    ]);
+    expect(result).toMatchObject({ code: 0, err: '' });
+    expect(result.out).toContain('WHERE date BETWEEN $1 AND $2');
+    expect(result.out).toContain(
+      "-- bound values\n$1 = '2024-01-01' (date)\n$2 = '2024-06-30' (date)\n$3 = 0 (decimal)\n$4 = 300 (decimal)",
+    );
+  });
+
+  it('compiles runtime models composed over one another, with option fields as SQL', async () => {
+    const result = await run([
+      'compile',
+      'expenses_grouped',
+      ...['group_by=subcat', 'limit=disabled', 'date_range=2024-01-01..2024-03-31', 'category=0,3']
+        .concat(['subcategory=', 'between_filter=0..300', "description_filter='; DROP TABLE x; --"])
+        .flatMap((param) => ['--param', param]),
+    ]);
+    expect(result).toMatchObject({ code: 0, err: '' });
+    expect(result.out).toContain('-- model expense_transactions (runtime)');
+    expect(result.out).toContain('-- model expenses_grouped (runtime)');
+    expect(result.out).toContain('SELECT category, subcategory, sum(amount) AS total_amount');
+    expect(result.out).toContain('CAST(category_id AS VARCHAR) IN ($3, $4)');
+    expect(result.out).toContain('WITH "expense_transactions" AS (');
+    expect(result.out).toContain("$5 = '''; DROP TABLE x; --' (text)");
+    expect(result.out).not.toMatch(/^[^$]*DROP TABLE/m);
+  });
+
+  it('names the parameters a compile is missing', async () => {
+    const result = await run(['compile', 'expenses_by_month', '--param', 'start_date=2024-01-01']);
+    expect(result.code).toBe(1);
+    expect(result.err).toBe(
+      'give a value to every parameter: --param end_date=... --param min_filter=... --param max_filter=...',
+    );
+  });
+
+  it('builds the environment under DATA_DIR', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'drey-cli-data-'));
+    const result = await run(['build'], { DATA_DIR: dataDir });
+    const files = readdirSync(join(dataDir, 'environments'));
+    rmSync(dataDir, { recursive: true, force: true });
+    expect(result).toMatchObject({ code: 0, err: '' });
+    expect(result.out).toContain('[2/4] seed expenses: 1000 rows in');
+    expect(result.out).toContain('[4/4] build expense_details: 1000 rows in');
+    expect(files.filter((file) => file.endsWith('.duckdb'))).toHaveLength(1);
+    expect(files).toContain('current');
+  });
+
+  it('explains its usage on a bad command line', async () => {
+    const result = await run(['compil']);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^unknown command "compil"\n\nUsage: npm run drey/);
+  });
+});

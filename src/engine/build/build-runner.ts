@@ -1,0 +1,144 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { DomainError } from '@/common/errors';
+import { BuiltModel, materialize } from '@/engine/build/materialize';
+import type { ExternalConnections } from '@/engine/connections/connection-registry';
+import { Environment, removeDatabaseFiles } from '@/engine/environment/environment';
+import type { EnvironmentManager } from '@/engine/environment/environment-manager';
+import type { Project } from '@/project/project';
+
+export interface BuildProgress {
+  model: string;
+  kind: BuiltModel['kind'];
+  /** 1-based position of the model in the build, out of `steps`. */
+  step: number;
+  steps: number;
+  status: 'started' | 'done';
+  /** Present when done. */
+  rows?: number;
+  durationMs?: number;
+}
+
+export interface ModelBuildFigures {
+  model: string;
+  kind: BuiltModel['kind'];
+  rows: number;
+  durationMs: number;
+}
+
+export interface BuildResult {
+  buildId: string;
+  file: string;
+  models: ModelBuildFigures[];
+  durationMs: number;
+}
+
+export interface BuildHooks {
+  onProgress?: (progress: BuildProgress) => void;
+  /**
+   * Runs against the new environment, opened read-only, before readers are switched to it (for example
+   * the parameters' option queries). Throwing fails the build, and the previous environment keeps serving.
+   */
+  beforeSwitch?: (environment: Environment) => Promise<void>;
+}
+
+/** A build failed; `model` names the model whose step failed, when one did. */
+export class BuildError extends DomainError {
+  constructor(
+    message: string,
+    readonly model?: string,
+  ) {
+    super('build_failed', message);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isBuilt(model: Project['models'][number]): model is BuiltModel {
+  return model.kind === 'seed' || model.kind === 'source' || model.kind === 'build';
+}
+
+/** Writes every seed, source and build model into a new DuckDB file; returns the figures per model. */
+async function writeFile(
+  project: Project,
+  connections: ExternalConnections,
+  file: string,
+  onProgress: (progress: BuildProgress) => void,
+): Promise<ModelBuildFigures[]> {
+  const instance = await DuckDBInstance.create(file);
+  const connection = await instance.connect();
+  try {
+    const models = project.models.filter(isBuilt);
+    const figures: ModelBuildFigures[] = [];
+    for (const [index, model] of models.entries()) {
+      const step = { model: model.name, kind: model.kind, step: index + 1, steps: models.length };
+      onProgress({ ...step, status: 'started' });
+      const started = performance.now();
+      let rows: number;
+      try {
+        rows = await materialize(connection, project, connections, model);
+      } catch (error) {
+        throw new BuildError(
+          `${model.kind} model "${model.name}" failed: ${messageOf(error)}`,
+          model.name,
+        );
+      }
+      const durationMs = Math.round(performance.now() - started);
+      figures.push({ model: model.name, kind: model.kind, rows, durationMs });
+      onProgress({ ...step, status: 'done', rows, durationMs });
+    }
+    // Readers open the file read-only, which needs everything in the file itself, not in a WAL.
+    await connection.run('CHECKPOINT');
+    return figures;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/**
+ * Builds a new environment file `<buildId>.duckdb` and switches readers to it. On failure the partial file
+ * is deleted and the previous environment, if any, keeps serving.
+ */
+export async function runBuild(
+  project: Project,
+  manager: EnvironmentManager,
+  connections: ExternalConnections,
+  buildId: string,
+  hooks: BuildHooks = {},
+): Promise<BuildResult> {
+  const started = performance.now();
+  const file = manager.fileOf(buildId);
+  mkdirSync(manager.dir, { recursive: true });
+  if (existsSync(file))
+    throw new BuildError(`an environment file for build ${buildId} already exists`);
+  const onProgress = (progress: BuildProgress): void => {
+    try {
+      hooks.onProgress?.(progress);
+    } catch {
+      // A failing progress listener (a log line) must not fail the build.
+    }
+  };
+  let environment: Environment | undefined;
+  try {
+    const models = await writeFile(project, connections, file, onProgress);
+    environment = await Environment.open(buildId, file);
+    if (hooks.beforeSwitch) {
+      try {
+        await hooks.beforeSwitch(environment);
+      } catch (error) {
+        throw new BuildError(`preparing the new environment failed: ${messageOf(error)}`);
+      }
+    }
+    manager.install(environment);
+    return { buildId, file, models, durationMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    environment?.retire();
+    removeDatabaseFiles(file);
+    throw error instanceof BuildError
+      ? error
+      : new BuildError(`the build failed: ${messageOf(error)}`);
+  }
+}

@@ -1,0 +1,20 @@
+import { NotFoundError } from '@/common/errors';
+import { ComposedQuery, composeModel, RequestValues } from '@/engine/query/model-sql';
+import { findDataset, Project } from '@/project/project';
+
+/** A dataset's statement as `compile` shows it: each model's SQL and the bound values, numbered. */
+export interface CompiledDataset extends ComposedQuery {
+  dataset: string;
+  model: string;
+}
+
+/** The statement a dataset runs for these selections, without running it (no database needed). */
+export function compileDataset(
+  project: Project,
+  name: string,
+  request: RequestValues,
+): CompiledDataset {
+  const dataset = findDataset(project, name);
+  if (!dataset) throw new NotFoundError(`No dataset named "${name}"`);
+  return { dataset: name, model: dataset.model, ...composeModel(project, dataset.model, request) };
+}

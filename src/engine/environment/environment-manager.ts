@@ -1,0 +1,138 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { NotReadyError } from '@/common/errors';
+import { Environment, Lease } from '@/engine/environment/environment';
+
+const POINTER = 'current';
+const BUILD_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+export function checkBuildId(buildId: string): void {
+  if (!BUILD_ID.test(buildId)) {
+    throw new Error(`build id "${buildId}" must be 1-100 letters, digits, _ or -`);
+  }
+}
+
+/**
+ * The environments under `<dataDir>/environments`: `<buildId>.duckdb` files and a `current` file naming the
+ * one readers use. Switching rewrites `current` by rename, so every process sharing the folder sees either
+ * the old or the new name, never a partial one, and picks the change up on its next query.
+ */
+export class EnvironmentManager {
+  readonly dir: string;
+  private current?: Environment;
+  /** Identity of the pointer file last read, to notice a switch made by another process cheaply. */
+  private pointerStamp = '';
+  private refreshing?: Promise<void>;
+
+  constructor(dataDir: string) {
+    this.dir = join(dataDir, 'environments');
+  }
+
+  fileOf(buildId: string): string {
+    checkBuildId(buildId);
+    return join(this.dir, `${buildId}.duckdb`);
+  }
+
+  /** Whether an environment is open (false until the first build when none exists). */
+  get ready(): boolean {
+    return this.current !== undefined;
+  }
+
+  get currentId(): string | undefined {
+    return this.current?.id;
+  }
+
+  /** Opens the current environment, if one was built before. */
+  async open(): Promise<boolean> {
+    mkdirSync(this.dir, { recursive: true });
+    await this.refresh();
+    return this.ready;
+  }
+
+  /** Holds the current environment until `release()`; a switch meanwhile does not close it. */
+  async acquire(): Promise<Lease> {
+    await this.refresh();
+    if (!this.current) throw new NotReadyError('The data environment has not been built yet');
+    return this.current.acquire();
+  }
+
+  async use<T>(work: (environment: Environment) => Promise<T>): Promise<T> {
+    const lease = await this.acquire();
+    try {
+      return await work(lease.environment);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** Makes a freshly built environment the current one, here and, through the pointer, everywhere. */
+  install(environment: Environment): void {
+    const pointer = join(this.dir, POINTER);
+    const temporary = `${pointer}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${environment.id}\n`);
+    renameSync(temporary, pointer);
+    this.pointerStamp = this.stamp();
+    this.swap(environment);
+  }
+
+  /** Closes the current environment once its readers are done. */
+  close(): void {
+    this.current?.closeWhenUnused();
+    this.current = undefined;
+    this.pointerStamp = '';
+  }
+
+  private swap(environment: Environment): void {
+    const previous = this.current;
+    this.current = environment;
+    if (previous && previous !== environment) previous.retire();
+  }
+
+  private stamp(): string {
+    try {
+      const stat = statSync(join(this.dir, POINTER));
+      return `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
+    } catch {
+      return '';
+    }
+  }
+
+  /** Follows the pointer when another process switched it; concurrent callers share one refresh. */
+  private async refresh(): Promise<void> {
+    if (this.stamp() === this.pointerStamp) return;
+    this.refreshing ??= this.follow().finally(() => {
+      this.refreshing = undefined;
+    });
+    await this.refreshing;
+  }
+
+  private async follow(): Promise<void> {
+    // The file named may be deleted between reading the pointer and opening it, when the pointer moved on
+    // again meanwhile: then read the pointer once more.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const stamp = this.stamp();
+      const pointer = join(this.dir, POINTER);
+      if (!stamp) return;
+      const id = readFileSync(pointer, 'utf8').trim();
+      if (id === this.current?.id) {
+        this.pointerStamp = stamp;
+        return;
+      }
+      const path = this.fileOf(id);
+      if (existsSync(path)) {
+        try {
+          const environment = await Environment.open(id, path);
+          this.pointerStamp = stamp;
+          this.swap(environment);
+          return;
+        } catch (error) {
+          if (this.stamp() === stamp) throw error;
+        }
+      } else if (this.stamp() === stamp) {
+        // Deleted by hand: keep what is open (or nothing, so that the service builds anew).
+        this.pointerStamp = stamp;
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import { rmSync } from 'node:fs';
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+
+/**
+ * How every environment is opened for reading: requests cannot write, cannot read files or the network
+ * (`read_csv('/etc/passwd')`, `ATTACH`, `INSTALL`, `COPY ... TO`), and cannot turn that back on.
+ */
+export const READ_ONLY_OPTIONS: Record<string, string> = {
+  access_mode: 'READ_ONLY',
+  enable_external_access: 'false',
+  lock_configuration: 'true',
+};
+
+/** Removes a database file with the files DuckDB keeps beside it. */
+export function removeDatabaseFiles(path: string): void {
+  for (const file of [path, `${path}.wal`, `${path}.tmp`]) {
+    rmSync(file, { recursive: true, force: true });
+  }
+}
+
+/** A reader's hold on an environment; `release()` may be called more than once. */
+export interface Lease {
+  readonly environment: Environment;
+  release(): void;
+}
+
+/**
+ * One built DuckDB file, open read-only, counting its readers. Once retired (replaced by a newer build), it
+ * is closed and its file deleted when the last reader releases it.
+ */
+export class Environment {
+  private readers = 0;
+  private retired = false;
+  private deleteWhenUnused = false;
+  private closed = false;
+
+  private constructor(
+    readonly id: string,
+    readonly path: string,
+    private readonly instance: DuckDBInstance,
+  ) {}
+
+  static async open(id: string, path: string): Promise<Environment> {
+    return new Environment(id, path, await DuckDBInstance.create(path, READ_ONLY_OPTIONS));
+  }
+
+  get readerCount(): number {
+    return this.readers;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  acquire(): Lease {
+    if (this.closed) throw new Error(`environment ${this.id} is closed`);
+    this.readers++;
+    let held = true;
+    return {
+      environment: this,
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.readers--;
+        if (this.retired && this.readers === 0) this.dispose();
+      },
+    };
+  }
+
+  /** A connection for one query; the caller closes it. */
+  connect(): Promise<DuckDBConnection> {
+    return this.instance.connect();
+  }
+
+  /** A newer environment took over: closed and deleted as soon as no reader holds it. */
+  retire(): void {
+    this.deleteWhenUnused = true;
+    this.closeWhenUnused();
+  }
+
+  /** Closes without deleting (shutdown, or a build abandoned before it was switched in). */
+  closeWhenUnused(): void {
+    this.retired = true;
+    if (this.readers === 0) this.dispose();
+  }
+
+  private dispose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.instance.closeSync();
+    // Another server process sharing the data folder may have deleted it first: force ignores that.
+    if (this.deleteWhenUnused) removeDatabaseFiles(this.path);
+  }
+}

@@ -1,0 +1,156 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Engine } from '@/engine/engine';
+import { rowObjects } from '@/engine/query/query-result';
+import type { CallerView } from '@/parameters/selection-value';
+import { loadProject } from '@/project/project-loader';
+
+const ANONYMOUS: CallerView = { username: null, isAdmin: false, fields: {} };
+
+const FILES: Record<string, string> = {
+  'project.yml': [
+    'name: tiny',
+    'major_version: 1',
+    'datasets:',
+    '  - { name: doubled, model: doubled }',
+    '  - { name: slow, model: slow }',
+  ].join('\n'),
+  'seeds/numbers.csv': 'n\n1\n2\n3\n',
+  'models/doubled.yml': 'kind: build\n',
+  'models/doubled.sql': "SELECT n * 2 AS n FROM {{ ref('numbers') }} ORDER BY n",
+  'models/slow.yml': 'kind: runtime\n',
+  // Far too much work to finish: only the time limit stops it.
+  'models/slow.sql': 'SELECT sum(i) AS s FROM range(1000000000000) AS t(i)',
+};
+
+function writeProject(dir: string, files: Record<string, string>): string {
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  return dir;
+}
+
+function environmentFiles(dataDir: string): string[] {
+  return readdirSync(join(dataDir, 'environments')).sort();
+}
+
+describe('environments', () => {
+  let root: string;
+  let dataDir: string;
+  let engine: Engine;
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), 'drey-env-'));
+    dataDir = join(root, 'data');
+    engine = new Engine(loadProject(writeProject(join(root, 'project'), FILES)), {
+      dataDir,
+      queryTimeoutMs: 200,
+    });
+    await engine.open();
+    await engine.build('b1');
+  });
+
+  afterEach(async () => {
+    await engine.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const doubled = async (target = engine) =>
+    (await target.runDataset('doubled', {}, ANONYMOUS)).rows.map((row) => row[0]);
+
+  it('answers not_ready before the first build', async () => {
+    const fresh = new Engine(engine.project, { dataDir: join(root, 'other') });
+    expect(await fresh.open()).toBe(false);
+    await expect(fresh.runDataset('doubled', {}, ANONYMOUS)).rejects.toMatchObject({
+      code: 'not_ready',
+    });
+  });
+
+  it('fails a build with the broken model named, and keeps the previous environment serving', async () => {
+    const broken = loadProject(
+      writeProject(join(root, 'broken'), {
+        ...FILES,
+        'models/doubled.sql': "SELECT no_such_column FROM {{ ref('numbers') }}",
+      }),
+    );
+    const other = new Engine(broken, { dataDir });
+    await other.open();
+    await expect(other.build('b2')).rejects.toMatchObject({
+      code: 'build_failed',
+      model: 'doubled',
+      message: expect.stringMatching(/build model "doubled" failed: .*no_such_column/),
+    });
+    expect(environmentFiles(dataDir)).toEqual(['b1.duckdb', 'current']);
+    expect(await doubled()).toEqual([2, 4, 6]);
+    expect(await doubled(other)).toEqual([2, 4, 6]);
+    await other.close();
+  });
+
+  it('lets a reader finish on the old file during a switch, then deletes the file', async () => {
+    const lease = await engine.environments.acquire();
+    await engine.build('b2');
+    expect(engine.environments.currentId).toBe('b2');
+    const connection = await lease.environment.connect();
+    const old = await connection.runAndReadAll('SELECT count(*) FROM doubled');
+    connection.closeSync();
+    expect(Number(old.getRows()[0][0])).toBe(3);
+    expect(existsSync(join(dataDir, 'environments', 'b1.duckdb'))).toBe(true);
+    lease.release();
+    expect(lease.environment.isClosed).toBe(true);
+    expect(environmentFiles(dataDir)).toEqual(['b2.duckdb', 'current']);
+    expect(await doubled()).toEqual([2, 4, 6]);
+  });
+
+  it('switches another engine on the same data folder to the new build', async () => {
+    const other = new Engine(engine.project, { dataDir });
+    await other.open();
+    expect(other.environments.currentId).toBe('b1');
+    await engine.build('b2');
+    expect(await doubled(other)).toEqual([2, 4, 6]);
+    expect(other.environments.currentId).toBe('b2');
+    await other.close();
+  });
+
+  it('interrupts a runtime query over its time limit', async () => {
+    const started = Date.now();
+    await expect(engine.runDataset('slow', {}, ANONYMOUS)).rejects.toMatchObject({
+      code: 'query_timeout',
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await doubled()).toEqual([2, 4, 6]);
+  });
+
+  it.each([
+    ["COPY doubled TO '/tmp/drey-leak.csv'", /Permission|read-only|Invalid Input/i],
+    ["ATTACH '/tmp/drey-other.duckdb' AS other", /Permission|Invalid Input|disabled/i],
+    ['INSTALL httpfs', /Permission|Invalid Input|disabled/i],
+    ["SELECT * FROM read_csv('/etc/passwd')", /Permission|disabled/i],
+    ['CREATE TABLE x AS SELECT 1', /read-only|Invalid Input/i],
+    ['SET enable_external_access = true', /lock|Invalid Input|Permission/i],
+  ])('has the runtime connection itself refuse %s', async (sql, reason) => {
+    await engine.environments.use(async (environment) => {
+      const connection = await environment.connect();
+      try {
+        await expect(connection.run(sql)).rejects.toThrow(reason);
+      } finally {
+        connection.closeSync();
+      }
+    });
+  });
+
+  it('refuses a build id that is not a plain file name', async () => {
+    await expect(engine.build('../escape')).rejects.toThrow(/build id/);
+  });
+
+  it('runs built queries on the current environment', async () => {
+    expect(await engine.queryBuilt("SELECT max(n) AS top FROM {{ ref('doubled') }}")).toEqual([
+      { top: 6 },
+    ]);
+    const rows = rowObjects(
+      await engine.runSql('SELECT sum(n) AS total FROM doubled', {}, ANONYMOUS),
+    );
+    expect(rows).toEqual([{ total: 12 }]);
+  });
+});

@@ -1,0 +1,130 @@
+import type { ExternalConnections } from '@/engine/connections/connection-registry';
+import { NotAQueryError, QueryLimits, runDuckdbQuery } from '@/engine/duckdb/duckdb-query';
+import type { Environment } from '@/engine/environment/environment';
+import {
+  composeAdhoc,
+  ComposedQuery,
+  renderBuiltSql,
+  RequestValues,
+} from '@/engine/query/model-sql';
+import { JsonValue, QueryResult, rowObjects } from '@/engine/query/query-result';
+import { DomainError } from '@/common/errors';
+import { TemplateRenderError } from '@/engine/templating/sql-renderer';
+import { TemplateUseError } from '@/engine/templating/binder';
+import type { Project } from '@/project/project';
+
+/** A model failed to run for a request: a fault of the project's SQL, logged with its details. */
+export class ModelRunError extends Error {
+  constructor(
+    readonly model: string,
+    message: string,
+  ) {
+    super(`model "${model}" failed: ${message}`);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function onEnvironment(
+  environment: Environment,
+  sql: string,
+  binds: ComposedQuery['binds'],
+  limits: QueryLimits,
+): Promise<QueryResult> {
+  const connection = await environment.connect();
+  try {
+    return await runDuckdbQuery(connection, sql, binds, limits);
+  } finally {
+    connection.closeSync();
+  }
+}
+
+/** Runs a composed model query where it belongs: the environment, or its external connection. */
+export async function runComposed(
+  model: string,
+  composed: ComposedQuery,
+  useEnvironment: (
+    work: (environment: Environment) => Promise<QueryResult>,
+  ) => Promise<QueryResult>,
+  connections: ExternalConnections,
+  limits: QueryLimits,
+): Promise<QueryResult> {
+  try {
+    const { target, sql, binds } = composed;
+    if (target.kind === 'connection') {
+      return await connections.get(target.connection).query(sql, binds, limits);
+    }
+    return await useEnvironment((environment) => onEnvironment(environment, sql, binds, limits));
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw new ModelRunError(model, messageOf(error));
+  }
+}
+
+/**
+ * SQL computed once for everyone over the built tables (a parameter's option or bounds query), on a given
+ * environment: during a build, the new one before it is switched in. Rows come as objects.
+ */
+export async function queryBuilt(
+  project: Project,
+  environment: Environment,
+  sqlTemplate: string,
+  limits: QueryLimits,
+  file = 'query',
+): Promise<Record<string, JsonValue>[]> {
+  const { sql, binds } = renderBuiltSql(project, file, sqlTemplate, 'this query');
+  const result = await onEnvironment(environment, sql, binds, limits);
+  return rowObjects(result);
+}
+
+/**
+ * Arbitrary SQL from a request over the built tables and the runtime models it names (evaluated with the
+ * request's selections). Only one SELECT; the read-only, no-external-access connection refuses the rest.
+ * Every refusal or SQL error is an `invalid_sql` error carrying DuckDB's message.
+ */
+export async function queryAdhoc(
+  project: Project,
+  environment: Environment,
+  sql: string,
+  request: RequestValues,
+  limits: QueryLimits,
+): Promise<QueryResult> {
+  const connection = await environment.connect();
+  try {
+    const statements = await connection.extractStatements(sql);
+    if (statements.count !== 1) {
+      throw new DomainError(
+        'invalid_sql',
+        `Send exactly one SQL statement, not ${statements.count}`,
+      );
+    }
+    // Unquoted names are case-insensitive in DuckDB, as model names are matched here.
+    const names = connection.getTableNames(sql, false).map((name) => name.toLowerCase());
+    const dbviews = names.filter((name) =>
+      project.models.some((m) => m.name === name && m.kind === 'dbview'),
+    );
+    if (dbviews.length > 0) {
+      throw new DomainError(
+        'invalid_sql',
+        `dbview models run on their own database: ${dbviews.join(', ')}`,
+      );
+    }
+    const composed = composeAdhoc(project, sql, names, request);
+    return await runDuckdbQuery(connection, composed.sql, composed.binds, limits);
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    if (
+      error instanceof NotAQueryError ||
+      error instanceof TemplateRenderError ||
+      error instanceof TemplateUseError
+    ) {
+      throw new DomainError('invalid_sql', error.message);
+    }
+    const message = messageOf(error).replace(/^(?:Error: |Failed to extract statements: )+/, '');
+    throw new DomainError('invalid_sql', message);
+  } finally {
+    connection.closeSync();
+  }
+}
