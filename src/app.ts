@@ -38,6 +38,8 @@ export async function createApp(
   // Hashing every body for an ETag costs time on every response; results set their own where useful.
   http.set('etag', false);
   http.set('trust proxy', false);
+  // Repeated names become arrays (`category=0&category=1`); no nested objects from brackets.
+  http.set('query parser', 'simple');
 
   const metrics = app.get(MetricsService);
   app.use(requestLogging(logger, (...args) => metrics.observeRequest(...args)));

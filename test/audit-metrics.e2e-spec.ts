@@ -38,14 +38,25 @@ describe('audit log', () => {
   });
 
   it('records token creation and revocation, and user changes, without passwords', async () => {
-    const created = await api.request('POST', `${P}/tokens`, { token: admin, json: { title: 'audited' } });
+    const created = await api.request('POST', `${P}/tokens`, {
+      token: admin,
+      json: { title: 'audited' },
+    });
     const id = decodeJwt(created.body.access_token).jti as string;
     await api.request('DELETE', `${P}/tokens/${id}`, { token: admin });
-    await api.request('POST', `${P}/users`, { token: admin, json: { username: 'audited_user', password: 'secret-pw-1' } });
-    await api.request('PUT', `${P}/users/audited_user`, { token: admin, json: { role: 'manager' } });
+    await api.request('POST', `${P}/users`, {
+      token: admin,
+      json: { username: 'audited_user', password: 'secret-pw-1' },
+    });
+    await api.request('PUT', `${P}/users/audited_user`, {
+      token: admin,
+      json: { role: 'manager' },
+    });
     await api.request('DELETE', `${P}/users/audited_user`, { token: admin });
     const page = await api.get(`${P}/audit?actor=admin&limit=20`, admin);
-    const actions = page.body.events.map((e: { action: string; target: string }) => `${e.action}:${e.target}`);
+    const actions = page.body.events.map(
+      (e: { action: string; target: string }) => `${e.action}:${e.target}`,
+    );
     expect(actions).toEqual(
       expect.arrayContaining([
         `token.create:${id}`,
@@ -78,7 +89,9 @@ describe('audit log', () => {
     const client = new Client({ connectionString: t.env.DATABASE_URL });
     await client.connect();
     try {
-      await expect(client.query(`UPDATE audit_events SET actor = 'x'`)).rejects.toThrow('append-only');
+      await expect(client.query(`UPDATE audit_events SET actor = 'x'`)).rejects.toThrow(
+        'append-only',
+      );
       await expect(client.query(`DELETE FROM audit_events`)).rejects.toThrow('append-only');
     } finally {
       await client.end();

@@ -33,7 +33,9 @@ describe('Postgres outage', () => {
     expect(during.status).toBe(503);
     expect(during.body.error).toBe('not_ready');
     expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
-    const login = await api.request('POST', `${P}/login`, { form: { username: 'admin', password: 'x' } });
+    const login = await api.request('POST', `${P}/login`, {
+      form: { username: 'admin', password: 'x' },
+    });
     expect(login.status).toBe(503);
     const ready = await api.get('/health/ready');
     expect(ready.status).toBe(503);
@@ -51,7 +53,9 @@ describe('Postgres outage', () => {
     expect(recovered).toBe(200);
     expect((await api.get('/health/ready')).status).toBe(200);
     expect(t.server.child.exitCode).toBeNull();
-    const fiveHundreds = t.server.logs.filter((line) => line.msg === 'request' && Number(line.status) >= 500 && line.status !== 503);
+    const fiveHundreds = t.server.logs.filter(
+      (line) => line.msg === 'request' && Number(line.status) >= 500 && line.status !== 503,
+    );
     expect(fiveHundreds).toEqual([]);
   });
 });

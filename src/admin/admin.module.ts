@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AdminController } from '@/admin/admin.controller';
 
-/** Routes and providers arrive with their issues. */
-@Module({})
+@Module({ controllers: [AdminController] })
 export class AdminModule {}

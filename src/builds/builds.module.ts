@@ -4,6 +4,7 @@ import { AppConfig } from '@/config/config';
 import { BUILDS_QUEUE, BuildQueue, InProcessBuildQueue } from '@/builds/build-queue';
 import { BullBuildQueue } from '@/builds/bullmq-build-queue';
 import { BuildsProcessor } from '@/builds/builds.processor';
+import { BuildsService } from '@/builds/builds.service';
 import { redisConnection } from '@/common/redis';
 
 @Module({})
@@ -25,15 +26,16 @@ export class BuildsModule {
           BullBuildQueue,
           BuildsProcessor,
           { provide: BuildQueue, useExisting: BullBuildQueue },
+          BuildsService,
         ],
-        exports: [BuildQueue],
+        exports: [BuildQueue, BuildsService],
       };
     }
     return {
       module: BuildsModule,
       global: true,
-      providers: [{ provide: BuildQueue, useClass: InProcessBuildQueue }],
-      exports: [BuildQueue],
+      providers: [{ provide: BuildQueue, useClass: InProcessBuildQueue }, BuildsService],
+      exports: [BuildQueue, BuildsService],
     };
   }
 }

@@ -4,7 +4,8 @@ import { BUILDS_QUEUE, BuildJob } from '@/builds/build-queue';
 import { BullBuildQueue } from '@/builds/bullmq-build-queue';
 
 /** The BullMQ worker of this process: one build at a time. */
-@Processor(BUILDS_QUEUE, { concurrency: 1 })
+// A build whose process died is not retried behind the history's back: it fails, and is recorded so.
+@Processor(BUILDS_QUEUE, { concurrency: 1, maxStalledCount: 0 })
 export class BuildsProcessor extends WorkerHost {
   constructor(private readonly queue: BullBuildQueue) {
     super();

@@ -25,6 +25,10 @@ export interface AppConfig {
   adminPassword?: string;
   tokenExpireMinutes: number;
   maxResultRows: number;
+  /** Time limit of one dataset or query-models query. */
+  queryTimeoutMs: number;
+  /** The environment, for the variables a project's connections name (`url_env`). */
+  connectionEnv: Record<string, string | undefined>;
   chromiumPath: string;
   logLevel: LogLevel;
   corsOrigins: string[];
@@ -134,6 +138,8 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     adminPassword,
     tokenExpireMinutes: integer(env, 'TOKEN_EXPIRE_MINUTES', 30, 1, 525600),
     maxResultRows: integer(env, 'MAX_RESULT_ROWS', 100000, 1, 100_000_000),
+    queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30000, 100, 3_600_000),
+    connectionEnv: env,
     chromiumPath: text(env, 'CHROMIUM_PATH') ?? '/usr/bin/chromium',
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'debug'], 'info'),
     corsOrigins,

@@ -1,5 +1,35 @@
-import { Module } from '@nestjs/common';
+import { Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@/config/config';
+import { Engine } from '@/engine/engine';
+import type { Project } from '@/project/project';
+import { PROJECT } from '@/project/project.tokens';
 
-/** Routes and providers arrive with their issues. */
-@Module({})
-export class EngineModule {}
+@Global()
+@Module({
+  providers: [
+    {
+      provide: Engine,
+      inject: [PROJECT, APP_CONFIG],
+      useFactory: (project: Project, config: AppConfig) =>
+        new Engine(project, {
+          dataDir: config.dataDir,
+          env: config.connectionEnv,
+          maxRows: config.maxResultRows,
+          queryTimeoutMs: config.queryTimeoutMs,
+        }),
+    },
+  ],
+  exports: [Engine],
+})
+export class EngineModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(@Inject(Engine) private readonly engine: Engine) {}
+
+  /** Opens the environment built last; without one, the builds service starts the first build. */
+  async onModuleInit(): Promise<void> {
+    await this.engine.open();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.engine.close();
+  }
+}

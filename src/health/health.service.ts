@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BuildQueue } from '@/builds/build-queue';
 import { Database } from '@/database/database';
+import { Engine } from '@/engine/engine';
 import { Project } from '@/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
@@ -39,6 +40,7 @@ export class HealthService {
   constructor(
     private readonly database: Database,
     private readonly queue: BuildQueue,
+    private readonly engine: Engine,
     @Inject(PROJECT) private readonly project: Project,
   ) {}
 
@@ -51,6 +53,10 @@ export class HealthService {
       database,
       queue,
       project: { status: 'up', kind: this.project.name },
+      // open() follows a build made by another process; before the first build there is nothing to serve.
+      environment: (await this.engine.open().catch(() => false))
+        ? { status: 'up', kind: 'duckdb' }
+        : { status: 'down', kind: 'duckdb', detail: 'the first build has not finished' },
     };
     const ready = Object.values(checks).every((check) => check.status === 'up');
     return { status: ready ? 'ready' : 'not_ready', checks };

@@ -10,6 +10,7 @@ import {
 import { orderModels } from '@/project/model-graph';
 import { loadModelFiles } from '@/project/model-files';
 import { Project } from '@/project/project';
+import { parseParameterDefinitions } from '@/parameters/parse-definitions';
 import { ProjectError, Problems } from '@/project/project-errors';
 import { parseUserFields } from '@/project/user-fields';
 import { checkKeys, FileContext, isMapping } from '@/project/yaml-fields';
@@ -73,6 +74,11 @@ export function loadProject(dirInput: string): Project {
     rawDatasets.findIndex((raw) => isMapping(raw) && raw.name === dataset),
   );
   const dashboards = parseDashboards(at, manifest.dashboards, parameters.names, dir);
+  const parameterSpecs = parseParameterDefinitions(parameters.definitions, {
+    file: MANIFEST,
+    userFields,
+    problems,
+  });
   problems.throwIfAny();
 
   return {
@@ -86,6 +92,7 @@ export function loadProject(dirInput: string): Project {
     connections,
     models,
     parameterDefinitions: parameters.definitions,
+    parameters: parameterSpecs,
     datasets,
     dashboards,
   };

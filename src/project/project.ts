@@ -1,3 +1,4 @@
+import type { ParameterDefinition } from '@/parameters/parameter-definition';
 import type { UserField } from '@/project/user-fields';
 
 /** The types a column can have in a dataset's schema. */
@@ -127,6 +128,8 @@ export interface Project {
    * every entry has a unique name, so that datasets and dashboards can be checked against it.
    */
   parameterDefinitions: unknown[];
+  /** The parameters, validated by the parameters domain, in the project's order. */
+  parameters: ParameterDefinition[];
   datasets: DatasetSpec[];
   dashboards: DashboardSpec[];
 }

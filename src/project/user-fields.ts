@@ -66,9 +66,11 @@ export function parseUserFields(raw: unknown, file: string, problems: Problems):
     }
     const fieldType = type as UserFieldType;
     const required = item.required ?? false;
-    if (typeof required !== 'boolean') problems.add(file, `${at}.required`, 'must be true or false');
+    if (typeof required !== 'boolean')
+      problems.add(file, `${at}.required`, 'must be true or false');
     const description = item.description ?? '';
-    if (typeof description !== 'string') problems.add(file, `${at}.description`, 'must be a string');
+    if (typeof description !== 'string')
+      problems.add(file, `${at}.description`, 'must be a string');
     let values: UserFieldValue[] | undefined;
     if (item.enum !== undefined) {
       if (!Array.isArray(item.enum) || item.enum.length === 0) {

@@ -18,8 +18,12 @@ export class AuditEvents1763800200000 implements MigrationInterface {
         CONSTRAINT "PK_audit_events" PRIMARY KEY ("id")
       )`);
     await queryRunner.query(`CREATE INDEX "IDX_audit_events_at" ON "audit_events" ("at")`);
-    await queryRunner.query(`CREATE INDEX "IDX_audit_events_actor_at" ON "audit_events" ("actor", "at")`);
-    await queryRunner.query(`CREATE INDEX "IDX_audit_events_action_at" ON "audit_events" ("action", "at")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_audit_events_actor_at" ON "audit_events" ("actor", "at")`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "IDX_audit_events_action_at" ON "audit_events" ("action", "at")`,
+    );
     // Append-only: the database itself refuses to change or remove a recorded event.
     await queryRunner.query(`
       CREATE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$

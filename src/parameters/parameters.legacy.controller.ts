@@ -1,0 +1,74 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
+import type { Caller } from '@/auth/caller';
+import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { LEGACY } from '@/common/routes';
+import { ParameterWidgetsService } from '@/parameters/parameter-widgets.service';
+import { toLegacyParametersResponse } from '@/parameters/parameters.mapper';
+import { parseBodySelections, parseQuerySelections } from '@/parameters/selection-request';
+
+type RawQuery = Record<string, string | string[] | undefined>;
+type Response = { parameters: object[] };
+const BODY = {
+  schema: { type: 'object', additionalProperties: true, description: 'At most one selection' },
+};
+
+@ApiTags('legacy')
+@ApiProjectPath()
+@ApiToken()
+@OptionalAuth()
+@Controller(LEGACY)
+export class ParametersLegacyController {
+  constructor(private readonly widgets: ParameterWidgetsService) {}
+
+  /** A dataset's parameters (at most one selection; hyphens accepted for underscores). */
+  @Get('dataset/:name/parameters')
+  async dataset(
+    @CurrentCaller() caller: Caller,
+    @Param('name') name: string,
+    @Query() query: RawQuery,
+  ): Promise<Response> {
+    return toLegacyParametersResponse(
+      await this.widgets.ofItem('dataset', name, caller, parseQuerySelections(query, 'legacy')),
+    );
+  }
+
+  @Post('dataset/:name/parameters')
+  @HttpCode(200)
+  @ApiBody(BODY)
+  async datasetPost(
+    @CurrentCaller() caller: Caller,
+    @Param('name') name: string,
+    @Body() body: unknown,
+  ): Promise<Response> {
+    return toLegacyParametersResponse(
+      await this.widgets.ofItem('dataset', name, caller, parseBodySelections(body, 'legacy')),
+    );
+  }
+
+  /** A dashboard's parameters (at most one selection; hyphens accepted for underscores). */
+  @Get('dashboard/:name/parameters')
+  async dashboard(
+    @CurrentCaller() caller: Caller,
+    @Param('name') name: string,
+    @Query() query: RawQuery,
+  ): Promise<Response> {
+    return toLegacyParametersResponse(
+      await this.widgets.ofItem('dashboard', name, caller, parseQuerySelections(query, 'legacy')),
+    );
+  }
+
+  @Post('dashboard/:name/parameters')
+  @HttpCode(200)
+  @ApiBody(BODY)
+  async dashboardPost(
+    @CurrentCaller() caller: Caller,
+    @Param('name') name: string,
+    @Body() body: unknown,
+  ): Promise<Response> {
+    return toLegacyParametersResponse(
+      await this.widgets.ofItem('dashboard', name, caller, parseBodySelections(body, 'legacy')),
+    );
+  }
+}

@@ -1,0 +1,124 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Api, P } from './support/api';
+import { EXAMPLE_PROJECT, TestServer, startServer } from './support/server';
+
+async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  ms = 20000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('builds', () => {
+  let t: TestServer;
+  let api: Api;
+  let admin: string;
+
+  beforeAll(async () => {
+    t = await startServer();
+    api = new Api(t.url);
+    admin = await api.adminToken();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('builds on first start; readiness waits for it', async () => {
+    const ready = await until(
+      () => api.get('/health/ready'),
+      (reply) => reply.status === 200,
+    );
+    expect(ready.body.checks.environment).toEqual({ status: 'up', kind: 'duckdb' });
+    const history = await api.get(`${P}/builds`, admin);
+    expect(history.body[history.body.length - 1]).toMatchObject({
+      status: 'succeeded',
+      requested_by: null,
+    });
+  });
+
+  it('rebuilds on POST P/build, answers 200 with an empty body, and records per-model figures', async () => {
+    const reply = await api.request('POST', `${P}/build`, { token: admin });
+    expect(reply.status).toBe(200);
+    expect(reply.text).toBe('');
+    const [latest] = (await api.get(`${P}/builds`, admin)).body;
+    expect(latest).toMatchObject({ status: 'succeeded', requested_by: 'admin', error: null });
+    const rows = Object.fromEntries(
+      latest.models.map((m: { model: string; rows: number }) => [m.model, m.rows]),
+    );
+    expect(rows).toMatchObject({ expenses: 1000, categories: 5, subcategories: 14 });
+    expect(latest.models.every((m: { duration_ms: number }) => m.duration_ms >= 0)).toBe(true);
+    expect(t.server.logs.some((line) => line.msg === 'build progress')).toBe(true);
+  });
+
+  it('is for administrators only', async () => {
+    const user = await api.userToken(admin, 'builder');
+    expect((await api.request('POST', `${P}/build`, { token: user })).status).toBe(403);
+    expect((await api.get(`${P}/builds`, user)).status).toBe(403);
+    expect((await api.request('POST', `${P}/build`)).status).toBe(401);
+  });
+
+  it('refuses a build while one runs, whichever process the request reaches, then both read the new environment', async () => {
+    const second = await t.another();
+    const api2 = new Api(second.url);
+    // Two build requests at once, to two processes: the builds queue takes exactly one.
+    const replies = await Promise.all([
+      api.request('POST', `${P}/build`, { token: admin }),
+      api2.request('POST', `${P}/build`, { token: admin }),
+    ]);
+    const statuses = replies.map((reply) => reply.status).sort();
+    expect(statuses).toEqual([200, 400]);
+    const refused = replies.find((reply) => reply.status === 400);
+    expect(refused?.body).toMatchObject({ statusCode: 400, error: 'build_in_progress' });
+    const [latest] = (await api.get(`${P}/builds`, admin)).body;
+    const figures = await api2.get(`${P}/datasets/expenses_by_month/parameters`);
+    expect(figures.status).toBe(200);
+    expect(latest.status).toBe('succeeded');
+    await second.stop();
+  });
+});
+
+describe('a failing build', () => {
+  let dir: string;
+  let t: TestServer;
+  let api: Api;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'drey-broken-'));
+    cpSync(EXAMPLE_PROJECT, dir, { recursive: true });
+    t = await startServer({ PROJECT_DIR: dir });
+    api = new Api(t.url);
+    await until(
+      () => api.get('/health/ready'),
+      (reply) => reply.status === 200,
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('names the broken model, answers 500 build_failed, and the previous environment keeps answering', async () => {
+    // The project is read at start-up: restart on the same data folder with the model broken.
+    expect(await t.server.stop()).toBe(0);
+    writeFileSync(join(dir, 'models', 'expense_details.sql'), 'SELECT * FROM no_such_table');
+    api = new Api((await t.another()).url);
+    const admin = await api.adminToken();
+    const reply = await api.request('POST', `${P}/build`, { token: admin });
+    expect(reply.status).toBe(500);
+    expect(reply.body.error).toBe('build_failed');
+    expect(reply.body.message).toContain('expense_details');
+    const [latest] = (await api.get(`${P}/builds`, admin)).body;
+    expect(latest.status).toBe('failed');
+    expect(latest.error).toContain('expense_details');
+    expect((await api.get('/health/ready')).status).toBe(200);
+    expect((await api.get(`${P}/datasets/expenses_by_month/parameters`)).status).toBe(200);
+  });
+});
