@@ -1,11 +1,15 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { QueryModelsService } from '@/admin/query-models.service';
 import { AdminOnly, CurrentCaller } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
 import { toBuildJson } from '@/builds/builds.mapper';
 import { BuildsService } from '@/builds/builds.service';
 import { ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { CURRENT } from '@/common/routes';
+import type { DatasetResult } from '@/datasets/result-shape';
+import { parseQuerySelections } from '@/parameters/selection-request';
 
 @ApiTags('admin')
 @ApiProjectPath()
@@ -13,7 +17,10 @@ import { CURRENT } from '@/common/routes';
 @AdminOnly()
 @Controller(CURRENT)
 export class AdminController {
-  constructor(private readonly builds: BuildsService) {}
+  constructor(
+    private readonly builds: BuildsService,
+    private readonly queryModels: QueryModelsService,
+  ) {}
 
   /**
    * Rebuilds the virtual data environment and waits for it (empty body). 400 `build_in_progress` while
@@ -29,5 +36,37 @@ export class AdminController {
   @Get('builds')
   async history(): Promise<Record<string, unknown>[]> {
     return (await this.builds.history()).map(toBuildJson);
+  }
+
+  /**
+   * Runs read-only SQL over the models. Either `x_sql_query` in the query string (with x_orientation,
+   * x_limit, x_offset and selections), or a JSON body `{sql_query, parameters, x_orientation, x_limit,
+   * x_offset}`. Writes, ATTACH, INSTALL, COPY, files and network are 400 `invalid_sql`.
+   */
+  @Post('query-models')
+  @HttpCode(200)
+  @ApiQuery({ name: 'x_sql_query', required: false, type: String })
+  @ApiBody({
+    required: false,
+    schema: {
+      type: 'object',
+      properties: {
+        sql_query: { type: 'string' },
+        parameters: { type: 'object', additionalProperties: true },
+        x_orientation: { type: 'string', enum: ['records', 'rows', 'columns'] },
+        x_limit: { type: 'integer' },
+        x_offset: { type: 'integer' },
+      },
+    },
+  })
+  queryModelsPost(
+    @CurrentCaller() caller: Caller,
+    @Query() query: Record<string, string | string[] | undefined>,
+    @Body() body: unknown,
+    @Req() request: Request,
+  ): Promise<DatasetResult> {
+    return request.is('application/json') && query.x_sql_query === undefined
+      ? this.queryModels.fromBody(caller, body)
+      : this.queryModels.fromQuery(caller, parseQuerySelections(query, 'current'));
   }
 }

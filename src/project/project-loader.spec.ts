@@ -114,8 +114,8 @@ describe('loadProject', () => {
         'connections:',
         '  - { name: wh, kind: mysql, url_env: wh_url }',
         'parameters:',
-        '  - { name: p1, widget: text }',
-        '  - { name: p1, widget: text }',
+        '  - { name: p1, widget: text, label: P1 }',
+        '  - { name: p1, widget: text, label: P1 again }',
         'datasets:',
         '  - { name: d1, model: missing_model, parameters: [p1, nope] }',
         '  - { name: d2, model: uses_param, scope: secret }',
@@ -165,6 +165,8 @@ describe('loadProject', () => {
       'project.yml|dashboards[0].format|must be one of html, png',
       'project.yml|dashboards[0].template|file "dashboards/none.html" not found',
       'project.yml|dashboards[1].template|must be a path inside the project',
+      // The parameters domain checks the definitions too, after the loader's own checks.
+      'project.yml|parameters[1].name|"p1" is defined twice',
     ]);
   });
 });

@@ -1,0 +1,77 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AuditService } from '@/audit/audit.service';
+import type { Caller } from '@/auth/caller';
+import { callerView } from '@/auth/scope';
+import { DomainError, ForbiddenError, InvalidRequestError } from '@/common/errors';
+import { APP_CONFIG, AppConfig } from '@/config/config';
+import { parseResultOptions } from '@/datasets/result-options';
+import { DatasetResult, schemaFields, shapeResult } from '@/datasets/result-shape';
+import { Engine } from '@/engine/engine';
+import { ParametersService } from '@/parameters/parameters.service';
+import { ParameterRequest, parseBodySelections } from '@/parameters/selection-request';
+
+const MAX_SQL = 100_000;
+
+/**
+ * `P/query-models`: read-only SQL over the built models and the runtime models evaluated with the given
+ * selections. The engine runs it on a read-only connection without file or network access; anything that
+ * writes, attaches, installs or reads files is `invalid_sql`, a query past the time limit `query_timeout`.
+ */
+@Injectable()
+export class QueryModelsService {
+  constructor(
+    private readonly engine: Engine,
+    private readonly parameters: ParametersService,
+    private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The query-string form: `x_sql_query` with the built-ins and selections. */
+  fromQuery(caller: Caller, request: ParameterRequest): Promise<DatasetResult> {
+    const sql = request.builtins.x_sql_query;
+    return this.run(caller, Array.isArray(sql) && sql.length === 1 ? sql[0] : sql, request);
+  }
+
+  /** The JSON form: `sql_query` and `parameters`, plus the built-ins at the top level. */
+  fromBody(caller: Caller, body: unknown): Promise<DatasetResult> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new InvalidRequestError('The body must be a JSON object with sql_query');
+    }
+    const { sql_query: sql, parameters = {}, ...builtins } = body as Record<string, unknown>;
+    const request = parseBodySelections(parameters, 'current');
+    return this.run(caller, sql, { ...request, builtins: { ...request.builtins, ...builtins } });
+  }
+
+  private async run(
+    caller: Caller,
+    sql: unknown,
+    request: ParameterRequest,
+  ): Promise<DatasetResult> {
+    if (!caller.isAdmin) throw new ForbiddenError('Only administrators may query the models');
+    if (typeof sql !== 'string' || sql.trim() === '') {
+      throw new InvalidRequestError(
+        'The SQL query is required (x_sql_query, or sql_query in a JSON body)',
+      );
+    }
+    if (sql.length > MAX_SQL)
+      throw new InvalidRequestError(`The SQL query is longer than ${MAX_SQL} characters`);
+    const options = parseResultOptions(request.builtins, this.config.maxResultRows);
+    const catalog = await this.parameters.catalog();
+    const view = callerView(caller);
+    const selections = catalog.selections(catalog.names(), request, view);
+    try {
+      const result = await this.engine.runSql(sql, selections, view);
+      await this.audit.recordBy(caller, 'query_models', null, { sql, rows: result.rows.length });
+      return shapeResult(result, schemaFields(result), options);
+    } catch (error) {
+      const code = error instanceof DomainError ? error.code : 'internal_error';
+      await this.audit.record({
+        action: 'query_models',
+        actor: caller.username,
+        outcome: 'failure',
+        details: { sql, error: code },
+      });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
+import type { Caller } from '@/auth/caller';
+import { CatalogService } from '@/catalog/catalog.service';
+import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { CURRENT, LEGACY } from '@/common/routes';
+
+@ApiTags('catalog')
+@ApiProjectPath()
+@ApiToken()
+@OptionalAuth()
+@Controller()
+export class CatalogController {
+  constructor(private readonly catalog: CatalogService) {}
+
+  /**
+   * Parameters, datasets and dashboards the caller may open (public ones for anonymous callers);
+   * connections, models and lineage for administrators.
+   */
+  @Get(`${CURRENT}/data-catalog`)
+  current(@CurrentCaller() caller: Caller): Promise<Record<string, unknown>> {
+    return this.catalog.catalog(caller);
+  }
+
+  /** Legacy catalog: datasets and dashboards only, with legacy paths. */
+  @ApiTags('legacy')
+  @Get(`${LEGACY}/data-catalog`)
+  legacy(@CurrentCaller() caller: Caller): Record<string, unknown> {
+    return this.catalog.legacyCatalog(caller);
+  }
+}

@@ -1,0 +1,140 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Caller } from '@/auth/caller';
+import { callerView, canOpen } from '@/auth/scope';
+import { LineageEdge, projectLineage } from '@/catalog/lineage';
+import { schemaFields } from '@/datasets/result-shape';
+import { ParametersService } from '@/parameters/parameters.service';
+import { emptyParameterRequest } from '@/parameters/selection-request';
+import type { DashboardSpec, DatasetSpec, Project } from '@/project/project';
+import { findModel, projectVersion } from '@/project/project';
+import { PROJECT } from '@/project/project.tokens';
+
+type Json = Record<string, unknown>;
+
+/** The data catalog: what the caller may open, and for administrators how it is made. */
+@Injectable()
+export class CatalogService {
+  private readonly lineage: LineageEdge[];
+  private readonly current: string;
+  private readonly legacy: string;
+
+  constructor(
+    private readonly parameters: ParametersService,
+    @Inject(PROJECT) private readonly project: Project,
+  ) {
+    this.lineage = projectLineage(project);
+    const version = projectVersion(project);
+    this.current = `/api/service-v0/project/${project.name}/${version}`;
+    this.legacy = `/service-v0/${project.name}/${version}`;
+  }
+
+  async catalog(caller: Caller): Promise<Json> {
+    const catalog = await this.parameters.catalog();
+    const datasets = this.project.datasets.filter((dataset) => canOpen(dataset.scope, caller));
+    const dashboards = this.project.dashboards.filter((dashboard) =>
+      canOpen(dashboard.scope, caller),
+    );
+    return {
+      parameters: catalog.widgets(catalog.names(), emptyParameterRequest(), callerView(caller)),
+      datasets: datasets.map((dataset) => ({
+        name: dataset.name,
+        label: dataset.label,
+        description: dataset.description,
+        schema: { fields: this.fieldsOf(dataset) },
+        parameters: dataset.parameters,
+        parameters_path: `${this.current}/datasets/${dataset.name}/parameters`,
+        result_path: `${this.current}/datasets/${dataset.name}/results`,
+      })),
+      dashboards: dashboards.map((dashboard) => ({
+        ...this.dashboardEntry(dashboard),
+        parameters: dashboard.parameters,
+        parameters_path: `${this.current}/dashboards/${dashboard.name}/parameters`,
+        result_path: `${this.current}/dashboards/${dashboard.name}/results`,
+      })),
+      connections: caller.isAdmin ? this.connections() : [],
+      models: caller.isAdmin ? this.models() : [],
+      lineage: caller.isAdmin ? this.lineage : [],
+    };
+  }
+
+  /** The legacy catalog: public items for anonymous callers, legacy paths, no schema or parameters. */
+  legacyCatalog(caller: Caller): Json {
+    return {
+      datasets: this.project.datasets
+        .filter((dataset) => canOpen(dataset.scope, caller))
+        .map((dataset) => ({
+          name: dataset.name,
+          label: dataset.label,
+          description: dataset.description,
+          parameters_path: `${this.legacy}/dataset/${dataset.name}/parameters`,
+          result_path: `${this.legacy}/dataset/${dataset.name}`,
+        })),
+      dashboards: this.project.dashboards
+        .filter((dashboard) => canOpen(dashboard.scope, caller))
+        .map((dashboard) => ({
+          ...this.dashboardEntry(dashboard),
+          parameters_path: `${this.legacy}/dashboard/${dashboard.name}/parameters`,
+          result_path: `${this.legacy}/dashboard/${dashboard.name}`,
+        })),
+    };
+  }
+
+  private dashboardEntry(dashboard: DashboardSpec): Json {
+    return {
+      name: dashboard.name,
+      label: dashboard.label,
+      description: dashboard.description,
+      result_format: dashboard.format,
+    };
+  }
+
+  /** Fields from the model's column metadata (the catalog runs no query). */
+  private fieldsOf(dataset: DatasetSpec) {
+    const columns = findModel(this.project, dataset.model)?.columns ?? [];
+    return schemaFields(
+      {
+        columns: columns.map((column) => ({
+          name: column.name,
+          type: column.type ?? 'string',
+          databaseType: '',
+        })),
+      },
+      columns,
+    );
+  }
+
+  private connections(): Json[] {
+    return [
+      {
+        name: 'default',
+        kind: 'duckdb',
+        description: 'The virtual data environment built from the project',
+      },
+      ...this.project.connections.map((connection) => ({
+        name: connection.name,
+        kind: connection.kind,
+        description: connection.description,
+      })),
+    ];
+  }
+
+  private models(): Json[] {
+    return this.project.models.map((model) => ({
+      name: model.name,
+      kind: model.kind,
+      description: model.description,
+      connection: 'connection' in model ? model.connection : 'default',
+      depends_on: 'refs' in model ? model.refs : [],
+      columns: schemaFields(
+        {
+          columns: model.columns.map((c) => ({
+            name: c.name,
+            type: c.type ?? 'string',
+            databaseType: '',
+          })),
+        },
+        model.columns,
+      ),
+    }));
+  }
+}
