@@ -27,6 +27,8 @@ describe('Postgres outage', () => {
   });
 
   it('answers 503 not_ready with Retry-After while Postgres is unreachable, reports it, and recovers by itself', async () => {
+    for (let i = 0; i < 100 && (await api.get('/health/ready')).status !== 200; i += 1)
+      await sleep(100);
     const admin = await api.adminToken();
     proxy.down();
     const during = await api.get(`${P}/me`, admin);
@@ -41,8 +43,34 @@ describe('Postgres outage', () => {
     expect(ready.status).toBe(503);
     expect(ready.body.checks.database.status).toBe('down');
     expect((await api.get('/health/live')).status).toBe(200);
-    // Public answers that need no database keep coming.
+    // Public answers that need no database keep coming, dataset results from the built environment too.
     expect((await api.get(`${P}/user-fields`)).status).toBe(200);
+    expect((await api.get(`${P}/datasets/expenses_by_month/results`)).status).toBe(200);
+
+    // Ten seconds of outage under load: only 200s (public data) and 503s (the rest), never a 500.
+    const statuses = new Map<string, Set<number>>();
+    const deadline = Date.now() + 10_000;
+    const paths: [string, string | undefined][] = [
+      [`${P}/datasets/expenses_by_month/results`, undefined],
+      [`${P}/datasets/expenses_grouped/results`, admin],
+      [`${P}/me`, admin],
+      [`${P}/data-catalog`, undefined],
+    ];
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, worker) => {
+        for (let i = worker; Date.now() < deadline; i += 1) {
+          const [path, token] = paths[i % paths.length];
+          const reply = await api.get(path, token);
+          const seen = statuses.get(path) ?? new Set<number>();
+          seen.add(reply.status);
+          statuses.set(path, seen);
+        }
+      }),
+    );
+    expect([...(statuses.get(`${P}/datasets/expenses_by_month/results`) ?? [])]).toEqual([200]);
+    expect([...(statuses.get(`${P}/data-catalog`) ?? [])]).toEqual([200]);
+    expect([...(statuses.get(`${P}/me`) ?? [])]).toEqual([503]);
+    expect([...(statuses.get(`${P}/datasets/expenses_grouped/results`) ?? [])]).toEqual([503]);
 
     proxy.up();
     let recovered = 0;
@@ -61,20 +89,42 @@ describe('Postgres outage', () => {
 });
 
 describe('Redis outage', () => {
-  it('keeps answering everything that does not need the queue, and reports Redis down', async () => {
+  it('keeps answering everything that does not need the queue, answers builds 503, and keeps the queued build', async () => {
     const target = new URL(REDIS_URL);
     const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.start();
     const t = await startServer({ REDIS_URL: throughProxy(REDIS_URL, proxy.port) });
     try {
       const api = new Api(t.url);
+      for (let i = 0; i < 100 && (await api.get('/health/ready')).status !== 200; i += 1)
+        await sleep(100);
       proxy.down();
       const admin = await api.adminToken();
       expect((await api.get(`${P}/me`, admin)).status).toBe(200);
       const ready = await api.get('/health/ready');
       expect(ready.status).toBe(503);
       expect(ready.body.checks.queue).toMatchObject({ status: 'down', kind: 'redis' });
+      expect((await api.get(`${P}/datasets/expenses_by_month/results`)).status).toBe(200);
+      const started = Date.now();
+      const build = await api.request('POST', `${P}/build`, { token: admin });
+      expect(build.status).toBe(503);
+      expect(build.body.error).toBe('not_ready');
+      expect(build.headers.get('retry-after')).not.toBeNull();
+      expect(Date.now() - started).toBeLessThan(8000);
       proxy.up();
+      let readyAgain = 0;
+      for (let i = 0; i < 100 && readyAgain !== 200; i += 1) {
+        readyAgain = (await api.get('/health/ready')).status;
+        if (readyAgain !== 200) await sleep(200);
+      }
+      expect(readyAgain).toBe(200);
+      // The build asked for during the outage was kept and runs once Redis is back.
+      let latest: { status: string; requested_by: string } | undefined;
+      for (let i = 0; i < 100 && latest?.status !== 'succeeded'; i += 1) {
+        latest = (await api.get(`${P}/builds`, admin)).body[0];
+        if (latest?.status !== 'succeeded') await sleep(200);
+      }
+      expect(latest).toMatchObject({ status: 'succeeded', requested_by: 'admin' });
       let status = 0;
       for (let i = 0; i < 50 && status !== 200; i += 1) {
         status = (await api.get('/health/ready')).status;

@@ -5,7 +5,14 @@ import { BullBuildQueue } from '@/builds/bullmq-build-queue';
 
 /** The BullMQ worker of this process: one build at a time. */
 // A build whose process died is not retried behind the history's back: it fails, and is recorded so.
-@Processor(BUILDS_QUEUE, { concurrency: 1, maxStalledCount: 0 })
+// A short lock (renewed every 5 s by a live worker) lets a crashed build be noticed within seconds, so the
+// deduplication key is released and a new build can run soon after a restart.
+@Processor(BUILDS_QUEUE, {
+  concurrency: 1,
+  maxStalledCount: 0,
+  lockDuration: 10_000,
+  stalledInterval: 5_000,
+})
 export class BuildsProcessor extends WorkerHost {
   constructor(private readonly queue: BullBuildQueue) {
     super();

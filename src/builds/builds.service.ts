@@ -1,6 +1,6 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource, In, Not, Repository } from 'typeorm';
+import { DataSource, In, LessThan, Not, Repository } from 'typeorm';
 import { AuditService } from '@/audit/audit.service';
 import type { Caller } from '@/auth/caller';
 import { BuildJob, BuildQueue } from '@/builds/build-queue';
@@ -12,6 +12,7 @@ import { ParametersService } from '@/parameters/parameters.service';
 
 // A queue store that does not answer within this time is down: say so instead of hanging.
 const SUBMIT_TIMEOUT_MS = 5000;
+const STALE_QUEUED_MS = 60_000;
 const INTERRUPTED = 'Interrupted: the server process stopped during the build';
 
 /**
@@ -155,10 +156,23 @@ export class BuildsService implements OnApplicationBootstrap {
     }
   }
 
-  /** Builds left queued or running by a process that died are failed, unless the queue still holds one. */
+  /**
+   * Builds left queued or running by a process that died are failed, and their partial files removed,
+   * unless the queue still holds a build (which may be alive on another process).
+   */
   private async markInterrupted(): Promise<void> {
     if (await this.queue.busy().catch(() => true)) return;
-    await this.runs.update({ status: In(['queued', 'running']) }, interrupted());
+    // A run inserted a moment ago may not have reached the queue yet: only old queued runs are stale.
+    const running = await this.runs.update({ status: 'running' }, interrupted());
+    const queued = await this.runs.update(
+      { status: 'queued', queuedAt: LessThan(new Date(Date.now() - STALE_QUEUED_MS)) },
+      interrupted(),
+    );
+    const affected = (running.affected ?? 0) + (queued.affected ?? 0);
+    if (affected > 0) {
+      const removed = this.engine.environments.sweep();
+      this.logger.emit('warn', 'interrupted builds marked failed', { builds: affected, removed });
+    }
   }
 }
 

@@ -2,6 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { JsonLogger } from '@/common/json-logger';
 
+const HARD_DEADLINE_MS = 6000;
+
 /**
  * SIGTERM and SIGINT: stop accepting connections, let in-flight requests finish, then close the queue and
  * the database (Nest's shutdown hooks, in reverse module order). Past the timeout, remaining connections
@@ -27,10 +29,19 @@ export function installShutdown(
       server.closeAllConnections();
     }, timeoutMs);
     timer.unref();
+    // A neighbour that never answers must not keep the process alive: a last deadline exits anyway.
+    const deadline = setTimeout(() => {
+      logger.emit('error', 'shutdown did not finish: exiting', {
+        timeoutMs: timeoutMs + HARD_DEADLINE_MS,
+      });
+      process.exit(1);
+    }, timeoutMs + HARD_DEADLINE_MS);
+    deadline.unref();
     app
       .close()
       .then(() => {
         clearTimeout(timer);
+        clearTimeout(deadline);
         clearInterval(sweeper);
         logger.emit('info', 'stopped');
         process.exit(0);

@@ -29,7 +29,13 @@ export class Database {
       // PGlite serves one connection at a time.
       extra: embedded
         ? { max: 1 }
-        : { max: 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
+        : {
+            max: 10,
+            connectionTimeoutMillis: 5000,
+            idleTimeoutMillis: 30000,
+            keepAlive: true,
+            query_timeout: 15000,
+          },
     });
     try {
       await dataSource.initialize();
@@ -46,8 +52,19 @@ export class Database {
     await this.dataSource.query('SELECT 1');
   }
 
-  async close(): Promise<void> {
-    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  /**
+   * Closes the pool. A connection broken during an outage may never be handed back to the pool, and the
+   * pool would then wait for it forever: past a few seconds, shutdown goes on without it.
+   */
+  async close(timeoutMs = 3000): Promise<void> {
+    if (this.dataSource.isInitialized) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([this.dataSource.destroy(), timeout]);
+      clearTimeout(timer);
+    }
     await this.embedded?.stop();
   }
 }

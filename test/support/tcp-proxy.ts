@@ -51,9 +51,12 @@ export class TcpProxy {
     this.available = true;
   }
 
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.down();
-    await new Promise((resolve) => this.server?.close(resolve));
+    // Not waiting for close(): a socket of a process that was killed may linger half-open.
+    this.server?.close();
+    this.server?.unref();
+    return Promise.resolve();
   }
 
   private track(socket: Socket): void {

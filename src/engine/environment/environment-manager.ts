@@ -1,7 +1,15 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { NotReadyError } from '@/common/errors';
-import { Environment, Lease } from '@/engine/environment/environment';
+import { Environment, Lease, removeDatabaseFiles } from '@/engine/environment/environment';
 
 const POINTER = 'current';
 const BUILD_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -73,6 +81,22 @@ export class EnvironmentManager {
     renameSync(temporary, pointer);
     this.pointerStamp = this.stamp();
     this.swap(environment);
+  }
+
+  /**
+   * Removes environment files other than the current one: left by a build cut off by a crash, or retired by
+   * a process that died before deleting them. Call only while no build runs anywhere. Returns their names.
+   */
+  sweep(): string[] {
+    const keep = this.currentId;
+    const removed: string[] = [];
+    for (const file of readdirSync(this.dir)) {
+      const match = /^([A-Za-z0-9_-]{1,100})\.duckdb$/.exec(file);
+      if (!match || match[1] === keep) continue;
+      removeDatabaseFiles(join(this.dir, file));
+      removed.push(file);
+    }
+    return removed;
   }
 
   /** Closes the current environment once its readers are done. */
