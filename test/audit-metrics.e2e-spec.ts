@@ -104,6 +104,9 @@ describe('metrics', () => {
     const t = await startServer();
     try {
       const api = new Api(t.url);
+      for (let i = 0; i < 200 && (await api.get('/health/ready')).status !== 200; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       expect((await api.get('/metrics')).status).toBe(401);
       const admin = await api.adminToken();
       await api.get(`${P}/me`, admin);
@@ -116,6 +119,7 @@ describe('metrics', () => {
       expect(reply.text).toContain('drey_http_request_duration_seconds_bucket');
       expect(reply.text).toMatch(/drey_db_pool_connections\{state="total"\} \d+/);
       expect(reply.text).toContain('drey_build_queue_busy 0');
+      expect(reply.text).toContain('drey_build_duration_seconds_count{status="succeeded"} 1');
       expect(reply.text).toContain('drey_process_resident_memory_bytes');
       const user = await api.userToken(admin, 'viewer');
       expect((await api.get('/metrics', user)).status).toBe(403);

@@ -8,7 +8,9 @@ import { BuildRun } from '@/builds/build-run.entity';
 import { DomainError, NotReadyError } from '@/common/errors';
 import { JsonLogger } from '@/common/json-logger';
 import { Engine } from '@/engine/engine';
+import { MetricsService } from '@/metrics/metrics.service';
 import { ParametersService } from '@/parameters/parameters.service';
+import { Histogram } from 'prom-client';
 
 // A queue store that does not answer within this time is down: say so instead of hanging.
 const SUBMIT_TIMEOUT_MS = 5000;
@@ -22,6 +24,7 @@ const INTERRUPTED = 'Interrupted: the server process stopped during the build';
 @Injectable()
 export class BuildsService implements OnApplicationBootstrap {
   private readonly runs: Repository<BuildRun>;
+  private readonly durations: Histogram<'status'>;
 
   constructor(
     dataSource: DataSource,
@@ -30,8 +33,16 @@ export class BuildsService implements OnApplicationBootstrap {
     private readonly parameters: ParametersService,
     private readonly audit: AuditService,
     private readonly logger: JsonLogger,
+    metrics: MetricsService,
   ) {
     this.runs = dataSource.getRepository(BuildRun);
+    this.durations = new Histogram({
+      name: 'drey_build_duration_seconds',
+      help: 'Builds of the virtual data environment run by this process, by outcome',
+      labelNames: ['status'],
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600],
+      registers: [metrics.registry],
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -144,6 +155,7 @@ export class BuildsService implements OnApplicationBootstrap {
           })),
         },
       );
+      this.durations.observe({ status: 'succeeded' }, (Date.now() - started) / 1000);
       this.logger.emit('info', 'build succeeded', { buildId, durationMs: Date.now() - started });
     } catch (error) {
       const message = errorMessage(error);
@@ -151,6 +163,7 @@ export class BuildsService implements OnApplicationBootstrap {
         { id: buildId },
         { status: 'failed', finishedAt: new Date(), error: message },
       );
+      this.durations.observe({ status: 'failed' }, (Date.now() - started) / 1000);
       this.logger.emit('error', 'build failed', { buildId, error: message });
       throw error instanceof Error ? error : new Error(message);
     }
