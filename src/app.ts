@@ -16,6 +16,7 @@ import type { Project } from '@/project/project';
 import { projectVersion } from '@/project/project';
 import { PROJECT } from '@/project/project.tokens';
 import { userSchemas } from '@/users/users.openapi';
+import { projectItemPaths } from '@/datasets/datasets.openapi';
 
 const BODY_LIMIT = '1mb';
 
@@ -100,6 +101,7 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
     ...document.components.schemas,
     ...userSchemas(project.userFields),
   };
+  Object.assign(document.paths, projectItemPaths(project, prefix));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   SwaggerModule.setup(`${prefix}/docs`, app, document, { jsonDocumentUrl: `${prefix}/docs-json` });
 }

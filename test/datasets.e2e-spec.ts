@@ -208,6 +208,24 @@ describe('dataset results', () => {
     });
   });
 
+  it("documents each dataset's own parameters in the OpenAPI document", async () => {
+    const { body } = await api.get('/docs-json');
+    const operation = body.paths[`${P}/datasets/expenses_grouped/results`].get;
+    const groupBy = operation.parameters.find((p: { name: string }) => p.name === 'group_by');
+    expect(groupBy.schema).toEqual({
+      type: 'string',
+      enum: ['trans', 'day', 'month', 'cat', 'subcat'],
+    });
+    const category = operation.parameters.find((p: { name: string }) => p.name === 'category');
+    expect(category).toMatchObject({ in: 'query', explode: true, schema: { type: 'array' } });
+    expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['x_orientation', 'x_limit', 'x_offset', 'x_select']),
+    );
+    expect(
+      body.paths[`${P}/dashboards/expenses_dashboard/results`].get.responses['200'].content,
+    ).toHaveProperty('image/png');
+  });
+
   it('serves the legacy result with dimensions and every row', async () => {
     const reply = await api.get(`${L}/dataset/expenses-by-month`);
     expect(reply.body.schema).toEqual({
