@@ -89,6 +89,17 @@ export class ServerProcess {
     return this.exited ?? Promise.resolve(null);
   }
 
+  /** Resolves once `/health/ready` answers 200 (the first build done); throws after the timeout. */
+  async ready(timeoutMs = 60000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const response = await fetch(`${this.url}/health/ready`).catch(() => undefined);
+      if (response?.status === 200) return;
+      if (Date.now() > deadline) throw new Error(`server not ready within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   /** Log lines of one request id. */
   linesOf(requestId: string): LogLine[] {
     return this.logs.filter((line) => line.requestId === requestId);
@@ -121,6 +132,8 @@ export function baseEnv(
     REDIS_PREFIX: uniqueName('drey'),
     JWT_SECRET,
     ADMIN_PASSWORD,
+    // The example's generated orders table (2,000,000 rows by default) is kept small in tests.
+    ORDERS_ROWS: '20000',
     ...overrides,
   };
   const env: Record<string, string> = {};
@@ -132,7 +145,7 @@ export function baseEnv(
  * Starts a server on the real Postgres (a database of its own) and the real Redis (a key prefix of its own).
  * An override set to undefined removes the variable (`{ DATABASE_URL: undefined }` means embedded PGlite).
  */
-export async function startServer(overrides: Env = {}): Promise<TestServer> {
+export async function startServer(overrides: Env = {}, waitReady = true): Promise<TestServer> {
   const ownDatabase: TestDatabase | undefined =
     'DATABASE_URL' in overrides ? undefined : await createTestDatabase();
   const dataDir: TempDir = tempDir();
@@ -147,6 +160,8 @@ export async function startServer(overrides: Env = {}): Promise<TestServer> {
     const server = ServerProcess.spawn(fullEnv);
     servers.push(server);
     await server.listening();
+    // Most tests want data: wait for the environment (the first build) unless told not to.
+    if (waitReady) await server.ready();
     return server;
   };
   let first: ServerProcess;
