@@ -74,6 +74,7 @@ describe('the server process', () => {
     const server = ServerProcess.spawn(baseEnv(dir.path, database.url, {}));
     try {
       const url = await server.listening();
+      await server.ready();
       // Keep-alive connections that are idle must not hold the process open either.
       await fetch(`${url}/health/live`);
       const inFlight = fetch(`${url}/health/ready`);
