@@ -1,5 +1,39 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { JsonLogger } from '@/common/json-logger';
+import { APP_CONFIG, AppConfig } from '@/config/config';
+import { DashboardsLegacyController } from '@/dashboards/dashboards.legacy.controller';
+import { DashboardsController } from '@/dashboards/dashboards.controller';
+import { DashboardsService } from '@/dashboards/dashboards.service';
+import { BrowserPool } from '@/dashboards/render/browser-pool';
+import { createBrowserPool } from '@/dashboards/render/render-pool.provider';
+import { DashboardPages } from '@/dashboards/template/dashboard-pages';
+import { MetricsService } from '@/metrics/metrics.service';
+import type { Project } from '@/project/project';
+import { PROJECT } from '@/project/project.tokens';
 
-/** Routes and providers arrive with their issues. */
-@Module({})
-export class DashboardsModule {}
+@Module({
+  controllers: [DashboardsController, DashboardsLegacyController],
+  providers: [
+    DashboardsService,
+    // Compiled at start-up: a template that does not compile stops the service with the file and line.
+    {
+      provide: DashboardPages,
+      inject: [PROJECT],
+      useFactory: (p: Project) => new DashboardPages(p),
+    },
+    {
+      provide: BrowserPool,
+      inject: [APP_CONFIG, JsonLogger, MetricsService],
+      useFactory: (config: AppConfig, logger: JsonLogger, metrics: MetricsService) =>
+        createBrowserPool(config, logger, metrics.registry),
+    },
+  ],
+})
+export class DashboardsModule implements OnApplicationShutdown {
+  constructor(@Inject(BrowserPool) private readonly pool: BrowserPool) {}
+
+  /** Chromium is a child process: closing it lets the process exit and leaves no orphan behind. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.close();
+  }
+}

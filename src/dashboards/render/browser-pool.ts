@@ -1,6 +1,7 @@
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { DomainError } from '@/common/errors';
 import type { JsonLogger } from '@/common/json-logger';
+import { closeSoon, launchChromium, openRenderPage } from '@/dashboards/render/chromium';
 
 export interface BrowserPoolOptions {
   executablePath: string;
@@ -9,6 +10,12 @@ export interface BrowserPoolOptions {
   /** Renders waiting beyond this many are refused with 503 instead of piling up in memory. */
   maxQueued: number;
   renderTimeoutMs: number;
+  /** A page is replaced after this many renders, so that whatever a renderer leaks stays bounded. */
+  rendersPerPage?: number;
+  /** Taller pages are cut: a screenshot's memory grows with its height. */
+  maxHeight?: number;
+  /** Starts the browser; Debian's Chromium at `executablePath` unless given (the unit tests give a fake). */
+  launch?: () => Promise<Browser>;
 }
 
 export interface PngOptions {
@@ -17,52 +24,66 @@ export interface PngOptions {
 }
 
 export interface PoolStats {
+  /** Pages open, being opened or being closed: never above `maxPages`. */
   pagesOpen: number;
   pagesBusy: number;
   queued: number;
+  /** The most pages ever open at once. */
+  peakPagesOpen: number;
   launches: number;
 }
 
-// Chromium must reach nothing: these flags keep it from calling home, and the request filter below refuses
-// every request of the page except the inline document and data: URLs.
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-extensions',
-  '--disable-default-apps',
-  '--mute-audio',
-  '--hide-scrollbars',
-];
+export type RenderOutcome = 'ok' | 'retried' | 'timeout' | 'refused' | 'error';
+
+/** What the pool reports as it works, for metrics. */
+export interface PoolEvents {
+  rendered?(outcome: RenderOutcome, seconds: number): void;
+  launched?(): void;
+}
+
+type Handoff = Page | 'slot';
+interface Waiter {
+  resolve(handoff: Handoff): void;
+  reject(error: Error): void;
+}
+
+interface LaunchedBrowser {
+  promise: Promise<Browser>;
+  /** Set once launched, so that forget() can tell this browser from a successor synchronously. */
+  browser?: Browser;
+}
 
 /**
  * One Chromium per process, launched on first use and again if it dies; a bounded set of pages reused
- * between renders; a queue in front of them; a time limit per render.
+ * between renders; a bounded queue in front of them; a time limit per render.
+ *
+ * Invariant: `slots` counts pages open, being opened or being closed, and never exceeds `maxPages`. A slot
+ * freed while renders wait goes to the first of them (as a page to reuse or a slot to open one in), so
+ * waiters are served in order and a newcomer cannot overtake them.
  */
 export class BrowserPool {
-  private browser?: Promise<Browser>;
+  private current?: LaunchedBrowser;
   private readonly idle: Page[] = [];
-  private readonly busy = new Set<Page>();
-  private readonly waiting: ((page: Page | Error) => void)[] = [];
+  private readonly waiting: Waiter[] = [];
+  private readonly renders = new WeakMap<Page, number>();
+  private slots = 0;
+  private busy = 0;
+  private peak = 0;
   private launches = 0;
   private closed = false;
 
   constructor(
     private readonly options: BrowserPoolOptions,
     private readonly logger: JsonLogger,
+    private readonly events: PoolEvents = {},
   ) {}
 
   stats(): PoolStats {
     return {
-      pagesOpen: this.idle.length + this.busy.size,
-      pagesBusy: this.busy.size,
+      pagesOpen: this.slots,
+      pagesBusy: this.busy,
       queued: this.waiting.length,
+      peakPagesOpen: this.peak,
       launches: this.launches,
     };
   }
@@ -73,40 +94,69 @@ export class BrowserPool {
    * request, not an error.
    */
   async renderPng(html: string, size: PngOptions): Promise<Buffer> {
+    const started = Date.now();
+    let outcome: RenderOutcome = 'error';
     try {
-      return await this.renderOnce(html, size);
+      try {
+        const png = await this.renderOnce(html, size);
+        outcome = 'ok';
+        return png;
+      } catch (error) {
+        if (!(error instanceof BrowserGoneError)) throw error;
+        this.logger.emit('warn', 'render retried after the browser went away');
+        const png = await this.renderOnce(html, size);
+        outcome = 'retried';
+        return png;
+      }
     } catch (error) {
-      if (!(error instanceof BrowserGoneError)) throw error;
-      this.logger.emit('warn', 'render retried after the browser went away');
-      return this.renderOnce(html, size);
+      if (error instanceof DomainError) {
+        if (error.code === 'query_timeout') outcome = 'timeout';
+        else if (error.code === 'not_ready') outcome = 'refused';
+      }
+      if (error instanceof BrowserGoneError) {
+        throw new DomainError('not_ready', 'The renderer is restarting; try again shortly', 2);
+      }
+      throw error;
+    } finally {
+      this.events.rendered?.(outcome, (Date.now() - started) / 1000);
     }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiting.splice(0)) {
+      waiter.reject(new DomainError('not_ready', 'The service is shutting down', 5));
+    }
+    const launched = this.current;
+    this.current = undefined;
+    const browser = await launched?.promise.catch(() => undefined);
+    await browser?.close().catch(() => undefined);
   }
 
   private async renderOnce(html: string, size: PngOptions): Promise<Buffer> {
     const page = await this.acquire();
-    let healthy = true;
     let timer: NodeJS.Timeout | undefined;
+    let reusable = false;
     try {
-      const render = async () => {
-        await page.setViewport({ width: size.width, height: size.height, deviceScaleFactor: 1 });
-        await page.setContent(html, { waitUntil: 'load', timeout: this.options.renderTimeoutMs });
-        await page.waitForFunction('window.__dreyReady === true', {
-          timeout: this.options.renderTimeoutMs,
-        });
-        return Buffer.from(await page.screenshot({ type: 'png', fullPage: true }));
-      };
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(
-          () => reject(new DomainError('query_timeout', 'The dashboard took too long to render')),
+          () =>
+            reject(
+              new DomainError(
+                'query_timeout',
+                `The dashboard took longer than ${this.options.renderTimeoutMs} ms to render`,
+              ),
+            ),
           this.options.renderTimeoutMs,
         );
       });
-      return await Promise.race([render(), timeout]);
+      const png = await Promise.race([this.draw(page, html, size), timeout]);
+      reusable = true;
+      return png;
     } catch (error) {
-      healthy = false;
       if (error instanceof DomainError) throw error;
       if (!page.browser().connected || page.isClosed()) {
-        this.browser = undefined;
+        this.forget(page.browser());
         throw new BrowserGoneError();
       }
       this.logger.emit('warn', 'render failed', {
@@ -115,39 +165,39 @@ export class BrowserPool {
       throw new DomainError('internal_error', 'The dashboard could not be rendered');
     } finally {
       clearTimeout(timer);
-      await this.release(page, healthy);
+      // Not awaited: the response does not wait for the page to be wiped for the next render.
+      void this.release(page, reusable);
     }
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const waiter of this.waiting.splice(0))
-      waiter(new DomainError('not_ready', 'Shutting down'));
-    const browser = await this.browser?.catch(() => undefined);
-    this.browser = undefined;
-    await browser?.close().catch(() => undefined);
+  private async draw(page: Page, html: string, size: PngOptions): Promise<Buffer> {
+    const limit = this.options.renderTimeoutMs;
+    await page.setViewport({ width: size.width, height: size.height, deviceScaleFactor: 1 });
+    await page.setContent(html, { waitUntil: 'load', timeout: limit });
+    await page.waitForFunction('window.__dreyReady === true', { timeout: limit });
+    // A string: the function runs in the page, where `document` exists; this file is compiled without DOM types.
+    const content = Number(await page.evaluate('document.documentElement.scrollHeight'));
+    const height = Math.max(size.height, Math.min(content, this.options.maxHeight ?? 10_000));
+    const png = await page.screenshot({
+      type: 'png',
+      clip: { x: 0, y: 0, width: size.width, height },
+      captureBeyondViewport: true,
+    });
+    return Buffer.from(png);
   }
 
   private async acquire(): Promise<Page> {
-    if (this.closed) throw new DomainError('not_ready', 'Shutting down');
-    const idle = this.idle.pop();
-    if (idle && !idle.isClosed()) {
-      this.busy.add(idle);
-      return idle;
-    }
-    if (this.busy.size < this.options.maxPages) {
-      // Reserve the slot before the (slow) page creation so concurrent callers count it.
-      const placeholder = {} as Page;
-      this.busy.add(placeholder);
-      try {
-        const page = await this.newPage();
-        this.busy.delete(placeholder);
-        this.busy.add(page);
+    if (this.closed) throw new DomainError('not_ready', 'The service is shutting down', 5);
+    if (this.waiting.length === 0) {
+      const page = this.takeIdle();
+      if (page) {
+        this.busy += 1;
         return page;
-      } catch (error) {
-        this.busy.delete(placeholder);
-        this.wakeNext();
-        throw error;
+      }
+      if (this.slots < this.options.maxPages) {
+        this.takeSlot();
+        this.busy += 1;
+        return this.openInSlot();
       }
     }
     if (this.waiting.length >= this.options.maxQueued) {
@@ -157,86 +207,140 @@ export class BrowserPool {
         2,
       );
     }
-    const next = await new Promise<Page | Error>((resolve) => this.waiting.push(resolve));
-    if (next instanceof Error) throw next;
-    return next;
+    const handoff = await new Promise<Handoff>((resolve, reject) =>
+      this.waiting.push({ resolve, reject }),
+    );
+    this.busy += 1;
+    return handoff === 'slot' ? this.openInSlot() : handoff;
   }
 
-  private async release(page: Page, healthy: boolean): Promise<void> {
-    this.busy.delete(page);
-    if (!healthy || page.isClosed() || this.closed) {
-      await page.close().catch(() => undefined);
-      this.wakeNext();
+  /** A used page goes back after its document is wiped (timers, memory, the previous policy); else closed. */
+  private async release(page: Page, reusable: boolean): Promise<void> {
+    this.busy -= 1;
+    const uses = (this.renders.get(page) ?? 0) + 1;
+    this.renders.set(page, uses);
+    let keep = reusable && !this.closed && uses < (this.options.rendersPerPage ?? 200);
+    if (keep) {
+      keep = await page
+        .goto('about:blank', { timeout: 5000 })
+        .then(() => page.browser().connected && !page.isClosed())
+        .catch(() => false);
+    }
+    if (!keep) {
+      await closeSoon(page);
+      this.freeSlot();
       return;
     }
     const waiter = this.waiting.shift();
-    if (waiter) {
-      this.busy.add(page);
-      waiter(page);
-    } else {
-      this.idle.push(page);
-    }
+    if (waiter) waiter.resolve(page);
+    else this.idle.push(page);
   }
 
-  /** A slot freed without a page to hand over: the next waiter opens its own. */
-  private wakeNext(): void {
+  private takeIdle(): Page | undefined {
+    for (let page = this.idle.pop(); page; page = this.idle.pop()) {
+      if (!page.isClosed() && page.browser().connected) return page;
+      this.freeSlot();
+    }
+    return undefined;
+  }
+
+  private takeSlot(): void {
+    this.slots += 1;
+    this.peak = Math.max(this.peak, this.slots);
+  }
+
+  /** A page is gone: its slot goes to the first waiter, who opens a page in it. */
+  private freeSlot(): void {
+    this.slots -= 1;
     const waiter = this.waiting.shift();
     if (!waiter) return;
-    this.acquire().then(waiter, (error: Error) => waiter(error));
+    this.takeSlot();
+    waiter.resolve('slot');
   }
 
-  private async newPage(): Promise<Page> {
-    let browser = await this.launch();
-    if (!browser.connected) {
-      this.browser = undefined;
-      browser = await this.launch();
+  private async openInSlot(): Promise<Page> {
+    try {
+      return await this.openPage();
+    } catch (error) {
+      this.busy -= 1;
+      this.freeSlot();
+      throw error;
     }
-    const page = await browser.newPage();
-    await page.setJavaScriptEnabled(true);
-    await page.setRequestInterception(true);
-    page.on('request', (request: HTTPRequest) => {
-      const url = request.url();
-      if (url.startsWith('data:') || url === 'about:blank') void request.continue();
-      else {
-        this.logger.emit('warn', 'dashboard request refused', { url: url.slice(0, 200) });
-        void request.abort('blockedbyclient');
-      }
-    });
-    return page;
   }
 
-  private launch(): Promise<Browser> {
-    this.browser ??= (async () => {
-      const { launch } = await import('puppeteer-core');
-      const started = Date.now();
-      const browser = await launch({
-        executablePath: this.options.executablePath,
-        args: CHROMIUM_ARGS,
-        headless: true,
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
+  private async openPage(): Promise<Page> {
+    let browser = await this.browser();
+    if (!browser.connected) {
+      this.forget(browser);
+      browser = await this.browser();
+    }
+    try {
+      const page = await openRenderPage(browser, this.logger);
+      this.logger.emit('info', 'render page opened', {
+        pagesOpen: this.slots,
+        maxPages: this.options.maxPages,
       });
-      this.launches += 1;
-      this.logger.emit('info', 'chromium launched', {
-        ms: Date.now() - started,
-        launches: this.launches,
-      });
-      browser.on('disconnected', () => {
-        // Crashed or killed: forget it and its pages; the next render launches a new one.
-        this.logger.emit('warn', 'chromium disconnected');
-        this.browser = undefined;
-        this.idle.splice(0);
-      });
-      return browser;
-    })();
-    this.browser.catch(() => (this.browser = undefined));
-    return this.browser.catch((error: unknown) => {
+      return page;
+    } catch (error) {
+      // Chromium died between launch and page: the caller's render retries on a new one.
+      if (!browser.connected) {
+        this.forget(browser);
+        throw new BrowserGoneError();
+      }
+      throw error;
+    }
+  }
+
+  private browser(): Promise<Browser> {
+    if (!this.current) {
+      const launched: LaunchedBrowser = { promise: this.launch() };
+      this.current = launched;
+      launched.promise.then(
+        (browser) => (launched.browser = browser),
+        () => {
+          if (this.current === launched) this.current = undefined;
+        },
+      );
+    }
+    return this.current.promise.catch((error: unknown) => {
       this.logger.emit('error', 'chromium could not start', {
         error: error instanceof Error ? error.message : String(error),
       });
       throw new DomainError('not_ready', 'The renderer is not available; try again shortly', 5);
     });
+  }
+
+  private async launch(): Promise<Browser> {
+    const started = Date.now();
+    const browser = await (
+      this.options.launch ?? (() => launchChromium(this.options.executablePath))
+    )();
+    this.launches += 1;
+    this.events.launched?.();
+    this.logger.emit('info', 'chromium launched', {
+      ms: Date.now() - started,
+      pid: browser.process()?.pid,
+      launches: this.launches,
+    });
+    browser.on('disconnected', () => {
+      if (!this.closed) this.logger.emit('warn', 'chromium disconnected');
+      this.forget(browser);
+    });
+    return browser;
+  }
+
+  /**
+   * Crashed or killed: the next render launches a new browser. Only this browser's idle pages are dropped,
+   * and only if it is still the current one, so a late event cannot throw away its successor.
+   */
+  private forget(browser: Browser): void {
+    if (this.current?.browser === browser) this.current = undefined;
+    for (let i = this.idle.length - 1; i >= 0; i--) {
+      if (this.idle[i].browser() === browser) {
+        this.idle.splice(i, 1);
+        this.freeSlot();
+      }
+    }
   }
 }
 

@@ -1,0 +1,143 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Caller } from '@/auth/caller';
+import { callerView, requireScope } from '@/auth/scope';
+import { calledDataset, datasetRequest, templateDataset } from '@/dashboards/dashboard-datasets';
+import { BrowserPool, PngOptions } from '@/dashboards/render/browser-pool';
+import {
+  DashboardPages,
+  DashboardTemplateError,
+  PageContext,
+} from '@/dashboards/template/dashboard-pages';
+import {
+  DatasetCall,
+  DatasetCallError,
+  renderWithDatasets,
+} from '@/dashboards/template/dataset-passes';
+import type { TemplateDataset } from '@/dashboards/template/helper-input';
+import { selectedData, shownSelections } from '@/dashboards/template/selection-text';
+import { Engine } from '@/engine/engine';
+import type { ParameterCatalog } from '@/parameters/parameter-catalog';
+import { ParametersService } from '@/parameters/parameters.service';
+import type { ParameterRequest } from '@/parameters/selection-request';
+import type { CallerView } from '@/parameters/selection-value';
+import { findItem } from '@/project/items';
+import type { DashboardFormat, DashboardSpec, Project } from '@/project/project';
+import { PROJECT } from '@/project/project.tokens';
+
+/** A rendered dashboard: the bytes and what they are. */
+export interface RenderedDashboard {
+  name: string;
+  format: DashboardFormat;
+  contentType: string;
+  body: Buffer;
+}
+
+/** PNGs are as wide as a laptop screen; the height grows with the page. */
+const PNG_VIEWPORT: PngOptions = { width: 1200, height: 800 };
+
+@Injectable()
+export class DashboardsService {
+  constructor(
+    private readonly engine: Engine,
+    private readonly parameters: ParametersService,
+    private readonly pages: DashboardPages,
+    private readonly pool: BrowserPool,
+    @Inject(PROJECT) private readonly project: Project,
+  ) {}
+
+  /**
+   * `P/dashboards/{dashboard}/results` and the legacy `dashboard/{name}`: the caller must be allowed to open
+   * the dashboard; its selections are validated; the page is HTML, or PNG rendered from the same HTML.
+   */
+  async render(
+    caller: Caller,
+    name: string,
+    request: ParameterRequest,
+  ): Promise<RenderedDashboard> {
+    const dashboard = findItem(this.project, 'dashboard', name, request.layout === 'legacy');
+    requireScope(dashboard.scope, caller, `the dashboard "${dashboard.name}"`);
+    const html = await this.html(dashboard, caller, request);
+    switch (dashboard.format) {
+      case 'html':
+        return {
+          name: dashboard.name,
+          format: 'html',
+          contentType: 'text/html; charset=utf-8',
+          body: Buffer.from(html, 'utf8'),
+        };
+      case 'png':
+        return {
+          name: dashboard.name,
+          format: 'png',
+          contentType: 'image/png',
+          body: await this.pool.renderPng(html, PNG_VIEWPORT),
+        };
+    }
+  }
+
+  private async html(
+    dashboard: DashboardSpec,
+    caller: Caller,
+    request: ParameterRequest,
+  ): Promise<string> {
+    const catalog = await this.parameters.catalog();
+    const view = callerView(caller);
+    const values = catalog.selections(dashboard.parameters, request, view);
+    const context: Omit<PageContext, 'dataset'> = {
+      dashboard: {
+        name: dashboard.name,
+        label: dashboard.label,
+        description: dashboard.description,
+        format: dashboard.format,
+      },
+      project: {
+        name: this.project.name,
+        label: this.project.label,
+        description: this.project.description,
+      },
+      selections: shownSelections(
+        dashboard.parameters,
+        values,
+        (parameter) => catalog.definition(parameter)?.label ?? parameter,
+      ),
+      selected: selectedData(values),
+      rendered_at: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    };
+    try {
+      return await renderWithDatasets(
+        (dataset) => this.pages.render(dashboard, { ...context, dataset }),
+        (calls) =>
+          Promise.all(calls.map((call) => this.read(dashboard, call, request, catalog, view))),
+        {
+          check: (call) =>
+            datasetRequest(dashboard, calledDataset(this.project, call), request, call.fixed),
+        },
+      );
+    } catch (error) {
+      // Limits of the whole page (how many datasets, how many renderings) are the template's too.
+      if (error instanceof DatasetCallError) {
+        throw new DashboardTemplateError(dashboard.template, undefined, error.message, error);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * A dataset the template reads runs as the dashboard: its scope is not checked against the caller, whose
+   * right to the dashboard was checked (a public dashboard may show figures of a protected dataset; the
+   * template decides what of them to show). Selections and models still see the caller, so options limited
+   * to some users and row rules over `user` fields hold.
+   */
+  private async read(
+    dashboard: DashboardSpec,
+    call: DatasetCall,
+    request: ParameterRequest,
+    catalog: ParameterCatalog,
+    view: CallerView,
+  ): Promise<TemplateDataset> {
+    const dataset = calledDataset(this.project, call);
+    const own = datasetRequest(dashboard, dataset, request, call.fixed);
+    const selections = catalog.selections(dataset.parameters, own, view);
+    return templateDataset(await this.engine.runDataset(dataset.name, selections, view));
+  }
+}

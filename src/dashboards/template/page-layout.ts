@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** The name project templates extend: `{% extends "drey/dashboard.html" %}`. */
+export const LAYOUT_NAME = 'drey/dashboard.html';
+
+/**
+ * Nothing may be loaded from outside the page, in a reader's browser as in the PNG renderer: the policy
+ * allows only the page's own inline scripts and styles and data: images. Each refusal is reported on the
+ * console with a mark that the renderer logs (render/chromium.ts).
+ */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; " +
+  "font-src data:; base-uri 'none'; form-action 'none'";
+
+export const REPORT_REFUSALS = `document.addEventListener('securitypolicyviolation', function (event) {
+  console.warn('[drey] refused ' + event.blockedURI);
+});`;
+
+/**
+ * Draws every chart the helpers declared, then tells the PNG renderer the page is ready. Animations are
+ * off so that a chart is complete when drawn; readiness is signalled even if a chart fails, so a broken
+ * chart costs a blank panel rather than a render timeout.
+ */
+export const BOOT_SCRIPT = `(function () {
+  'use strict';
+  try {
+    if (!window.Chart) return;
+    var defaults = Chart.defaults;
+    defaults.animation = false;
+    defaults.responsive = true;
+    defaults.maintainAspectRatio = false;
+    defaults.font.family = getComputedStyle(document.body).fontFamily;
+    defaults.font.size = 12;
+    defaults.color = '#5b6372';
+    var nodes = document.querySelectorAll('script.drey-chart');
+    for (var i = 0; i < nodes.length; i++) {
+      try {
+        new Chart(nodes[i].parentNode.querySelector('canvas'), JSON.parse(nodes[i].textContent));
+      } catch (error) {
+        console.error('chart not drawn: ' + (error && error.message));
+      }
+    }
+    // The printed page is narrower than the screen: charts follow it.
+    var resize = function () {
+      Object.keys(Chart.instances).forEach(function (id) { Chart.instances[id].resize(); });
+    };
+    window.addEventListener('beforeprint', resize);
+    window.addEventListener('afterprint', resize);
+    if (window.matchMedia) window.matchMedia('print').addEventListener('change', resize);
+  } finally {
+    window.__dreyReady = true;
+  }
+})();`;
+
+/** Blocks project templates fill: `content` (the panels), and optionally `head`, `header`, `footer`. */
+export const LAYOUT = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{ drey.policy }}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ dashboard.label }} · {{ project.label }}</title>
+<script>{{ drey.reportRefusals }}</script>
+<style>{{ drey.css }}</style>
+{% block head %}{% endblock %}
+</head>
+<body class="format-{{ dashboard.format }}">
+<main class="page">
+{% block header %}
+<header class="page-header">
+  <div class="eyebrow">{{ project.label }}</div>
+  <h1>{{ dashboard.label }}</h1>
+  {% if dashboard.description %}<p class="description">{{ dashboard.description }}</p>{% endif %}
+  {% if selections | length %}
+  <dl class="selections">
+    {% for selection in selections %}<div><dt>{{ selection.label }}</dt><dd>{{ selection.text }}</dd></div>{% endfor %}
+  </dl>
+  {% endif %}
+</header>
+{% endblock %}
+<div class="board">
+{% block content %}{% endblock %}
+</div>
+{% block footer %}
+<footer class="page-footer">{{ project.label }} · {{ dashboard.label }} · rendered {{ rendered_at }}</footer>
+{% endblock %}
+</main>
+<script>{{ drey.chartjs }}</script>
+<script>{{ drey.boot }}</script>
+</body>
+</html>
+`;
+
+let chartJs: string | undefined;
+
+/** Chart.js, inlined into every page (read once): pages are self-contained and load nothing. */
+export function chartJsSource(): string {
+  if (chartJs === undefined) {
+    // `chart.js` resolves to dist/chart.cjs; the browser build sits beside it.
+    const file = join(dirname(require.resolve('chart.js')), 'chart.umd.min.js');
+    chartJs = readFileSync(file, 'utf8').replace(/<\/(script)/gi, '<\\/$1');
+  }
+  return chartJs;
+}
