@@ -111,7 +111,7 @@ describe('parameters over HTTP', () => {
       'description_filter',
     ]);
     const all = await api.get(`${P}/parameters`, manager);
-    expect(all.body.parameters).toHaveLength(11);
+    expect(all.body.parameters).toHaveLength(13);
     for (const parameter of all.body.parameters) {
       expect(Object.keys(parameter).sort()).toEqual(WIDGET_FIELDS[parameter.widget_type]);
     }

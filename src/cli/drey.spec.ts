@@ -23,8 +23,8 @@ describe('drey CLI', () => {
   it('validates the example project', async () => {
     const result = await run(['validate']);
     expect(result).toMatchObject({ code: 0, err: '' });
-    expect(result.out).toContain('7 models (3 seed, 1 build, 3 runtime)');
-    expect(result.out).toContain('11 parameters, 3 datasets, 2 dashboards, 0 connections');
+    expect(result.out).toContain('10 models (3 seed, 2 build, 5 runtime)');
+    expect(result.out).toContain('13 parameters, 5 datasets, 2 dashboards, 0 connections');
   });
 
   it('lists every problem of an invalid project, without a stack', async () => {
@@ -88,12 +88,13 @@ describe('drey CLI', () => {
 
   it('builds the environment under DATA_DIR', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'drey-cli-data-'));
-    const result = await run(['build'], { DATA_DIR: dataDir });
+    const result = await run(['build'], { DATA_DIR: dataDir, ORDERS_ROWS: '500' });
     const files = readdirSync(join(dataDir, 'environments'));
     rmSync(dataDir, { recursive: true, force: true });
     expect(result).toMatchObject({ code: 0, err: '' });
-    expect(result.out).toContain('[2/4] seed expenses: 1000 rows in');
-    expect(result.out).toContain('[4/4] build expense_details: 1000 rows in');
+    expect(result.out).toContain('[2/5] seed expenses: 1000 rows in');
+    expect(result.out).toContain('[4/5] build expense_details: 1000 rows in');
+    expect(result.out).toContain('[5/5] build orders: 500 rows in');
     expect(files.filter((file) => file.endsWith('.duckdb'))).toHaveLength(1);
     expect(files).toContain('current');
   });

@@ -27,9 +27,21 @@ export interface AppConfig {
   maxResultRows: number;
   /** Time limit of one dataset or query-models query. */
   queryTimeoutMs: number;
+  /** Bytes of dataset results (and their serialised pages) kept in each process's memory; 0 keeps none. */
+  resultCacheMemoryBytes: number;
+  /** Results bigger than this are not cached (they still run once for concurrent identical requests). */
+  resultCacheMaxEntryBytes: number;
+  /** Lifetime of a result in Redis: only reclaims space, since a new build changes every key. */
+  resultCacheTtlSeconds: number;
   /** The environment, for the variables a project's connections name (`url_env`). */
   connectionEnv: Record<string, string | undefined>;
   chromiumPath: string;
+  /** Chromium pages kept for PNG dashboards: at most this many render at once. */
+  renderPages: number;
+  /** PNG renders that may wait for a page; beyond it a render is refused with 503. */
+  renderQueue: number;
+  /** Time limit of one PNG render, once it has a page. */
+  renderTimeoutMs: number;
   logLevel: LogLevel;
   corsOrigins: string[];
   loginMaxFailures: number;
@@ -139,8 +151,14 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     tokenExpireMinutes: integer(env, 'TOKEN_EXPIRE_MINUTES', 30, 1, 525600),
     maxResultRows: integer(env, 'MAX_RESULT_ROWS', 100000, 1, 100_000_000),
     queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30000, 100, 3_600_000),
+    resultCacheMemoryBytes: integer(env, 'RESULT_CACHE_MEMORY_MB', 64, 0, 65_536) * 1024 * 1024,
+    resultCacheMaxEntryBytes: integer(env, 'RESULT_CACHE_MAX_ENTRY_MB', 16, 1, 512) * 1024 * 1024,
+    resultCacheTtlSeconds: integer(env, 'RESULT_CACHE_TTL_SECONDS', 86400, 1, 31_536_000),
     connectionEnv: env,
     chromiumPath: text(env, 'CHROMIUM_PATH') ?? '/usr/bin/chromium',
+    renderPages: integer(env, 'RENDER_PAGES', 2, 1, 64),
+    renderQueue: integer(env, 'RENDER_QUEUE', 50, 0, 10_000),
+    renderTimeoutMs: integer(env, 'RENDER_TIMEOUT_MS', 15000, 500, 600_000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'debug'], 'info'),
     corsOrigins,
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),

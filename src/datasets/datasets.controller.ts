@@ -1,11 +1,13 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
 import { ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { CURRENT } from '@/common/routes';
 import { DatasetsService } from '@/datasets/datasets.service';
-import type { DatasetResult } from '@/datasets/result-shape';
+import { toHttp } from '@/datasets/result-reply';
+import { CONTENT_TYPES, negotiateFormat } from '@/datasets/stream-formats';
 import { parseBodySelections, parseQuerySelections } from '@/parameters/selection-request';
 
 type RawQuery = Record<string, string | string[] | undefined>;
@@ -19,32 +21,47 @@ const RESULTS_BODY = {
   },
 };
 
+/**
+ * Results are JSON, with an ETag (GET answers `If-None-Match` with 304); `Accept: text/csv` or
+ * `application/x-ndjson` streams every row instead. `@Res({ passthrough: true })` only sets the headers of
+ * the JSON body: Nest still sends what the handler returns.
+ */
 @ApiTags('datasets')
 @ApiProjectPath()
 @ApiToken()
 @OptionalAuth()
+@ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
 @Controller(CURRENT)
 export class DatasetsController {
   constructor(private readonly datasets: DatasetsService) {}
 
   /** A dataset's rows for the given selections; x_orientation, x_select, x_limit, x_offset shape them. */
   @Get('datasets/:dataset/results')
-  results(
+  async results(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
     @Query() query: RawQuery,
-  ): Promise<DatasetResult> {
-    return this.datasets.results(caller, name, parseQuerySelections(query, 'current'));
+    @Headers('accept') accept: string | undefined,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string | globalThis.Response> {
+    const request = parseQuerySelections(query, 'current');
+    const wants = { format: negotiateFormat(accept), ifNoneMatch };
+    return toHttp(await this.datasets.reply(caller, name, request, wants), response);
   }
 
   @Post('datasets/:dataset/results')
   @HttpCode(200)
   @ApiBody(RESULTS_BODY)
-  resultsPost(
+  async resultsPost(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
     @Body() body: unknown,
-  ): Promise<DatasetResult> {
-    return this.datasets.results(caller, name, parseBodySelections(body, 'current'));
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string | globalThis.Response> {
+    const request = parseBodySelections(body, 'current');
+    const wants = { format: negotiateFormat(accept) };
+    return toHttp(await this.datasets.reply(caller, name, request, wants), response);
   }
 }

@@ -6,13 +6,16 @@ import {
   ExternalConnections,
 } from '@/engine/connections/connection-registry';
 import type { QueryLimits } from '@/engine/duckdb/duckdb-query';
+import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
+import type { Environment, Lease } from '@/engine/environment/environment';
 import { EnvironmentManager } from '@/engine/environment/environment-manager';
 import { CompiledDataset, compileDataset } from '@/engine/compile';
 import { composeModel, RequestValues } from '@/engine/query/model-sql';
+import { ModelReads, modelReads } from '@/engine/query/model-reads';
 import type { JsonValue, QueryResult } from '@/engine/query/query-result';
-import { queryAdhoc, queryBuilt, runComposed } from '@/engine/query/run-queries';
+import { queryAdhoc, queryBuilt, runComposed, streamComposed } from '@/engine/query/run-queries';
 import type { CallerView, SelectionValues } from '@/parameters/selection-value';
-import { findDataset, Project } from '@/project/project';
+import { DatasetSpec, findDataset, Project } from '@/project/project';
 
 export interface EngineOptions {
   /** `DATA_DIR`: environments live in `<dataDir>/environments`. */
@@ -48,6 +51,8 @@ export class Engine {
   private readonly connections: ExternalConnections;
   private readonly limits: QueryLimits;
   private readonly buildLimits: QueryLimits;
+  private readonly env: Env;
+  private readonly reads = new Map<string, ModelReads>();
   private building = false;
 
   constructor(
@@ -55,7 +60,8 @@ export class Engine {
     options: EngineOptions,
   ) {
     this.environments = new EnvironmentManager(options.dataDir);
-    this.connections = new ExternalConnections(project.connections, options.env ?? {}, {
+    this.env = options.env ?? {};
+    this.connections = new ExternalConnections(project.connections, this.env, {
       postgresPoolSize: options.postgresPoolSize ?? 5,
     });
     const maxRows = options.maxRows ?? 100_000;
@@ -83,15 +89,22 @@ export class Engine {
     this.building = true;
     const { beforeSwitch } = hooks;
     try {
-      return await runBuild(this.project, this.environments, this.connections, buildId, {
-        onProgress: hooks.onProgress,
-        beforeSwitch:
-          beforeSwitch &&
-          ((environment) =>
-            beforeSwitch({
-              query: (sql) => queryBuilt(this.project, environment, sql, this.buildLimits),
-            })),
-      });
+      return await runBuild(
+        this.project,
+        this.environments,
+        this.connections,
+        buildId,
+        {
+          onProgress: hooks.onProgress,
+          beforeSwitch:
+            beforeSwitch &&
+            ((environment) =>
+              beforeSwitch({
+                query: (sql) => queryBuilt(this.project, environment, sql, this.buildLimits),
+              })),
+        },
+        this.env,
+      );
     } finally {
       this.building = false;
     }
@@ -109,26 +122,77 @@ export class Engine {
     return compileDataset(this.project, name, { selections, caller });
   }
 
-  /** Runs a dataset's model; the whole result, so that the caller counts and pages it without rerunning. */
+  /**
+   * Holds the environment being served (following a build made by another process) until released: a
+   * request that keys a cache by its build id runs its query on that same build.
+   */
+  acquireEnvironment(): Promise<Lease> {
+    return this.environments.acquire();
+  }
+
+  /** What a dataset's result depends on besides selections and build: the caller parts its SQL reads. */
+  datasetReads(name: string): ModelReads {
+    const model = this.datasetOf(name).model;
+    let reads = this.reads.get(model);
+    if (!reads) {
+      reads = modelReads(this.project, model);
+      this.reads.set(model, reads);
+    }
+    return reads;
+  }
+
+  /**
+   * Runs a dataset's model; the whole result, so that the caller counts and pages it without rerunning. On
+   * `environment` when given (a lease the caller holds), else on the current one.
+   */
   async runDataset(
     name: string,
     selections: SelectionValues,
     caller: CallerView,
+    environment?: Environment,
   ): Promise<QueryResult> {
-    const dataset = findDataset(this.project, name);
-    if (!dataset) throw new NotFoundError(`No dataset named "${name}"`);
-    return this.runModel(dataset.model, selections, caller);
+    return this.runModel(this.datasetOf(name).model, selections, caller, environment);
   }
 
-  runModel(model: string, selections: SelectionValues, caller: CallerView): Promise<QueryResult> {
+  runModel(
+    model: string,
+    selections: SelectionValues,
+    caller: CallerView,
+    environment?: Environment,
+  ): Promise<QueryResult> {
     const composed = composeModel(this.project, model, { selections, caller });
     return runComposed(
       model,
       composed,
-      (work) => this.environments.use(work),
+      (work) => (environment ? work(environment) : this.environments.use(work)),
       this.connections,
       this.limits,
     );
+  }
+
+  /**
+   * A dataset's rows as DuckDB produces them, chunk by chunk, without the row limit: memory stays flat
+   * whatever the size. The environment is held until the stream ends or is abandoned (`return()`).
+   */
+  async *streamDataset(
+    name: string,
+    selections: SelectionValues,
+    caller: CallerView,
+  ): AsyncGenerator<RowBatch> {
+    const model = this.datasetOf(name).model;
+    const composed = composeModel(this.project, model, { selections, caller });
+    const lease = await this.environments.acquire();
+    try {
+      yield* streamComposed(model, composed, lease.environment, this.connections, this.limits);
+    } finally {
+      lease.release();
+    }
+  }
+
+  private datasetOf(name: string): DatasetSpec {
+    const dataset = findDataset(this.project, name);
+    if (!dataset) throw new NotFoundError(`No dataset named "${name}"`);
+    return dataset;
   }
 
   /** Read-only SQL over the built tables and the runtime models it names; errors are `invalid_sql`. */

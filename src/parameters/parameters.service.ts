@@ -34,11 +34,13 @@ export class ParametersService {
     const environmentId = this.queries.length === 0 ? undefined : await this.currentEnvironment();
     if (this.resolved && this.resolved.environmentId === environmentId)
       return this.resolved.catalog;
-    this.resolving ??= this.resolve(environmentId, (sql) => this.engine.queryBuilt(sql)).finally(
-      () => {
+    // Kept once resolved: without it, a process that did not build itself (a restart, a second process)
+    // ran every option query again on every request.
+    this.resolving ??= this.resolve(environmentId, (sql) => this.engine.queryBuilt(sql))
+      .then((resolved) => (this.resolved = resolved))
+      .finally(() => {
         this.resolving = undefined;
-      },
-    );
+      });
     return (await this.resolving).catalog;
   }
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DomainError } from '@/common/errors';
 import { BuiltModel, materialize } from '@/engine/build/materialize';
-import type { ExternalConnections } from '@/engine/connections/connection-registry';
+import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
 import { Environment, removeDatabaseFiles } from '@/engine/environment/environment';
 import type { EnvironmentManager } from '@/engine/environment/environment-manager';
 import type { Project } from '@/project/project';
@@ -66,6 +66,7 @@ async function writeFile(
   connections: ExternalConnections,
   file: string,
   onProgress: (progress: BuildProgress) => void,
+  env: Env,
 ): Promise<ModelBuildFigures[]> {
   const instance = await DuckDBInstance.create(file);
   const connection = await instance.connect();
@@ -78,7 +79,7 @@ async function writeFile(
       const started = performance.now();
       let rows: number;
       try {
-        rows = await materialize(connection, project, connections, model);
+        rows = await materialize(connection, project, connections, model, env);
       } catch (error) {
         throw new BuildError(
           `${model.kind} model "${model.name}" failed: ${messageOf(error)}`,
@@ -108,6 +109,8 @@ export async function runBuild(
   connections: ExternalConnections,
   buildId: string,
   hooks: BuildHooks = {},
+  /** What build models read with `env_var()`. */
+  env: Env = {},
 ): Promise<BuildResult> {
   const started = performance.now();
   const file = manager.fileOf(buildId);
@@ -123,7 +126,7 @@ export async function runBuild(
   };
   let environment: Environment | undefined;
   try {
-    const models = await writeFile(project, connections, file, onProgress);
+    const models = await writeFile(project, connections, file, onProgress, env);
     environment = await Environment.open(buildId, file);
     if (hooks.beforeSwitch) {
       try {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ExternalConnections } from '@/engine/connections/connection-registry';
+import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
 import { renderBuiltSql } from '@/engine/query/model-sql';
 import { quoteIdentifier, quoteString } from '@/engine/sql-text';
 import type { BuildModel, Project, SeedModel, SourceModel } from '@/project/project';
@@ -21,9 +21,15 @@ function loadSeed(connection: DuckDBConnection, project: Project, seed: SeedMode
   );
 }
 
-function buildTable(connection: DuckDBConnection, project: Project, model: BuildModel) {
+function buildTable(connection: DuckDBConnection, project: Project, model: BuildModel, env: Env) {
   // Build models read no selections, so nothing is bound: the rendered SQL is the statement.
-  const { sql } = renderBuiltSql(project, model.sqlFile, model.sql, `build model "${model.name}"`);
+  const { sql } = renderBuiltSql(
+    project,
+    model.sqlFile,
+    model.sql,
+    `build model "${model.name}"`,
+    env,
+  );
   return connection.run(`CREATE TABLE ${quoteIdentifier(model.name)} AS\n${sql}`);
 }
 
@@ -42,6 +48,7 @@ export async function materialize(
   project: Project,
   connections: ExternalConnections,
   model: BuiltModel,
+  env: Env = {},
 ): Promise<number> {
   switch (model.kind) {
     case 'seed':
@@ -51,7 +58,7 @@ export async function materialize(
       await copySource(connection, connections, model);
       break;
     case 'build':
-      await buildTable(connection, project, model);
+      await buildTable(connection, project, model, env);
       break;
   }
   const count = await connection.runAndReadAll(

@@ -103,27 +103,38 @@ function mappingOf(typeId: DuckDBTypeId): { type: ColumnType; convert: Convert }
   }
 }
 
-/** Reads a result into JSON-ready rows, at most `maxRows` of them. */
-export async function readResult(
-  reader: DuckDBResultReader,
-  maxRows: number,
-): Promise<QueryResult> {
-  await reader.readUntil(maxRows + 1);
-  const mappings: { column: ResultColumn; convert: Convert }[] = [];
-  for (let index = 0; index < reader.columnCount; index++) {
-    const mapping = mappingOf(reader.columnTypeId(index));
+/** How one result column reaches clients. */
+export interface ColumnMapping {
+  column: ResultColumn;
+  convert: Convert;
+}
+
+/** The columns of a result (a reader, or a streaming result) as clients see them. */
+export function columnMappings(
+  source: Pick<DuckDBResultReader, 'columnCount' | 'columnName' | 'columnTypeId' | 'columnType'>,
+): ColumnMapping[] {
+  const mappings: ColumnMapping[] = [];
+  for (let index = 0; index < source.columnCount; index++) {
+    const mapping = mappingOf(source.columnTypeId(index));
     mappings.push({
       column: {
-        name: reader.columnName(index),
+        name: source.columnName(index),
         type: mapping.type,
-        databaseType: reader.columnType(index).toString(),
+        databaseType: source.columnType(index).toString(),
       },
       convert: mapping.convert,
     });
   }
-  const count = Math.min(reader.currentRowCount, maxRows);
+  return mappings;
+}
+
+/** The first `count` rows of column-major DuckDB values as JSON-ready rows. */
+export function convertColumns(
+  columns: readonly (readonly DuckDBValue[])[],
+  count: number,
+  mappings: readonly ColumnMapping[],
+): JsonValue[][] {
   // Column by column: DuckDB's vectors are columnar, and each column converts with one function.
-  const columns = reader.getColumns();
   const rows: JsonValue[][] = Array.from(
     { length: count },
     () => new Array<JsonValue>(mappings.length),
@@ -135,9 +146,20 @@ export async function readResult(
       rows[row][column] = value === null ? null : convert(value);
     }
   });
+  return rows;
+}
+
+/** Reads a result into JSON-ready rows, at most `maxRows` of them. */
+export async function readResult(
+  reader: DuckDBResultReader,
+  maxRows: number,
+): Promise<QueryResult> {
+  await reader.readUntil(maxRows + 1);
+  const mappings = columnMappings(reader);
+  const count = Math.min(reader.currentRowCount, maxRows);
   return {
     columns: mappings.map((mapping) => mapping.column),
-    rows,
+    rows: convertColumns(reader.getColumns(), count, mappings),
     truncated: reader.currentRowCount > maxRows,
   };
 }

@@ -1,3 +1,4 @@
+import type { Env } from '@/engine/connections/connection-registry';
 import { quoteIdentifier } from '@/engine/sql-text';
 import { Binder } from '@/engine/templating/binder';
 import type { BoundValue } from '@/engine/templating/bound-value';
@@ -48,12 +49,16 @@ function refResolver(
   };
 }
 
-/** SQL computed once for everyone, over the built tables: a build model or a parameter's option query. */
+/**
+ * SQL computed once for everyone, over the built tables: a build model or a parameter's option query. Only
+ * build models get `env`: what they read of it is baked into the build.
+ */
 export function renderBuiltSql(
   project: Project,
   file: string,
   sql: string,
   what: string,
+  env?: Env,
 ): { sql: string; binds: BoundValue[] } {
   const binder = new Binder();
   const context = templateContext({
@@ -61,13 +66,14 @@ export function renderBuiltSql(
     ref: refResolver(project, BUILT),
     userFields: project.userFields,
     what,
+    env,
   });
   const finished = binder.finish(statementBody(renderTemplate(file, sql, context)));
   return { sql: finished.sql, binds: finished.binds };
 }
 
 /** The runtime models `names` read, transitively, themselves included, in dependency order. */
-function runtimeClosure(project: Project, names: readonly string[]): RuntimeModel[] {
+export function runtimeClosure(project: Project, names: readonly string[]): RuntimeModel[] {
   const needed = new Set<string>();
   const visit = (name: string): void => {
     const model = findModel(project, name);

@@ -1,5 +1,6 @@
 import type { ExternalConnections } from '@/engine/connections/connection-registry';
 import { NotAQueryError, QueryLimits, runDuckdbQuery } from '@/engine/duckdb/duckdb-query';
+import { RowBatch, rowsBatch, streamDuckdbQuery } from '@/engine/duckdb/duckdb-stream';
 import type { Environment } from '@/engine/environment/environment';
 import {
   composeAdhoc,
@@ -57,6 +58,36 @@ export async function runComposed(
       return await connections.get(target.connection).query(sql, binds, limits);
     }
     return await useEnvironment((environment) => onEnvironment(environment, sql, binds, limits));
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw new ModelRunError(model, messageOf(error));
+  }
+}
+
+/**
+ * Streams a composed model query chunk by chunk on an environment the caller holds. A query on an external
+ * connection is read whole (bounded by the row limit) and yielded as one batch.
+ */
+export async function* streamComposed(
+  model: string,
+  composed: ComposedQuery,
+  environment: Environment,
+  connections: ExternalConnections,
+  limits: QueryLimits,
+): AsyncGenerator<RowBatch> {
+  try {
+    const { target, sql, binds } = composed;
+    if (target.kind === 'connection') {
+      const result = await connections.get(target.connection).query(sql, binds, limits);
+      yield rowsBatch(result.columns, result.rows);
+      return;
+    }
+    const connection = await environment.connect();
+    try {
+      yield* streamDuckdbQuery(connection, sql, binds, limits.timeoutMs);
+    } finally {
+      connection.closeSync();
+    }
   } catch (error) {
     if (error instanceof DomainError) throw error;
     throw new ModelRunError(model, messageOf(error));

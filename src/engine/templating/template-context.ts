@@ -1,5 +1,7 @@
 import { runtime } from 'nunjucks';
-import { Binder } from '@/engine/templating/binder';
+import type { Env } from '@/engine/connections/connection-registry';
+import { quoteString } from '@/engine/sql-text';
+import { Binder, TemplateUseError } from '@/engine/templating/binder';
 import type { BoundValue } from '@/engine/templating/bound-value';
 import { selectionView, strict } from '@/engine/templating/selection-views';
 import type { CallerView, SelectionValues } from '@/parameters/selection-value';
@@ -16,6 +18,8 @@ export interface TemplateScope {
   userFields: readonly UserField[];
   /** Names the template in messages: `build model "x"`. */
   what: string;
+  /** The environment variables `env_var()` reads: given to build models only. */
+  env?: Env;
 }
 
 function paramsView(scope: TemplateScope): Record<string, unknown> {
@@ -82,8 +86,46 @@ function userView(scope: TemplateScope): Record<string, unknown> {
   return strict(view, (key) => `no user field named "${key}"`, 'user');
 }
 
+const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const NUMBER = /^-?\d+(\.\d+)?$/;
+
+/**
+ * `{{ env_var('ORDERS_ROWS', 2000000) }}`: an environment variable as a SQL literal, for build models (the
+ * value is baked into the build, so every server process serves the same data whatever its own environment).
+ * A number default makes it a number, checked as one; otherwise it is a quoted string. The project already
+ * names environment variables (connections' `url_env`), so this reaches nothing the project could not.
+ */
+function envVar(scope: TemplateScope) {
+  return (name: unknown, fallback?: unknown): runtime.SafeString => {
+    const { env, what } = scope;
+    if (!env) {
+      throw new TemplateUseError(`${what} cannot read env_var(): only build models can`, 'env_var');
+    }
+    if (typeof name !== 'string' || !VARIABLE.test(name)) {
+      throw new TemplateUseError('env_var() takes the name of an environment variable', 'env_var');
+    }
+    const set = env[name]?.trim();
+    const value = set === undefined || set === '' ? fallback : set;
+    if (typeof value !== 'string' && typeof value !== 'number') {
+      if (value === undefined || value === null) {
+        throw new TemplateUseError(`environment variable ${name} is not set and has no default`);
+      }
+      throw new TemplateUseError('the default of env_var() must be a number or a text', 'env_var');
+    }
+    const text = String(value);
+    if (typeof fallback === 'number') {
+      if (!NUMBER.test(text)) {
+        throw new TemplateUseError(`environment variable ${name} must be a number, got "${text}"`);
+      }
+      return new runtime.SafeString(text);
+    }
+    return new runtime.SafeString(quoteString(text));
+  };
+}
+
 export function templateContext(scope: TemplateScope): Record<string, unknown> {
   return {
+    env_var: envVar(scope),
     // Model names are the project's own identifiers; safe text keeps autoescaping off them.
     ref: (name: unknown) => new runtime.SafeString(scope.ref(String(name))),
     params: paramsView(scope),

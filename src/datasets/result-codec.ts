@@ -1,0 +1,57 @@
+import type { ResultCodec } from '@/cache/result-cache';
+import { DomainError, ErrorCode } from '@/common/errors';
+import type { SchemaField } from '@/datasets/result-shape';
+import type { QueryResult } from '@/engine/query/query-result';
+import { ModelRunError } from '@/engine/query/run-queries';
+
+/** A dataset's whole result as the cache keeps it: every page, shape and layout is made from it. */
+export interface CachedRun {
+  result: QueryResult;
+  fields: SchemaField[];
+}
+
+type EncodedError =
+  | { kind: 'domain'; code: ErrorCode; message: string; retryAfterSeconds?: number }
+  | { kind: 'model'; model: string; detail: string };
+
+/**
+ * A rough count of the bytes a result holds on the V8 heap (arrays, boxed numbers, strings), so that the
+ * in-process cache's budget means memory rather than a number of results.
+ */
+function heapBytes(run: CachedRun): number {
+  let bytes = 1024;
+  for (const row of run.result.rows) {
+    bytes += 32 + 8 * row.length;
+    for (const value of row) {
+      if (typeof value === 'string') bytes += 20 + value.length;
+      else if (typeof value === 'number' && !Number.isInteger(value)) bytes += 16;
+    }
+  }
+  return bytes;
+}
+
+export const CACHED_RUN_CODEC: ResultCodec<CachedRun> = {
+  encode: (run) => JSON.stringify(run),
+  decode: (text) => JSON.parse(text) as CachedRun,
+  bytes: heapBytes,
+  encodeError(error) {
+    let encoded: EncodedError | undefined;
+    if (error instanceof DomainError) {
+      const { code, message, retryAfterSeconds } = error;
+      encoded = { kind: 'domain', code, message, retryAfterSeconds };
+    } else if (error instanceof ModelRunError) {
+      const prefix = `model "${error.model}" failed: `;
+      const detail = error.message.startsWith(prefix)
+        ? error.message.slice(prefix.length)
+        : error.message;
+      encoded = { kind: 'model', model: error.model, detail };
+    }
+    return encoded && JSON.stringify(encoded);
+  },
+  decodeError(text) {
+    const encoded = JSON.parse(text) as EncodedError;
+    return encoded.kind === 'domain'
+      ? new DomainError(encoded.code, encoded.message, encoded.retryAfterSeconds)
+      : new ModelRunError(encoded.model, encoded.detail);
+  },
+};

@@ -1,0 +1,64 @@
+import { parseResultOptions } from '@/datasets/result-options';
+import type { CachedRun } from '@/datasets/result-codec';
+import { currentJson, legacyJson, WHOLE_PAGE_ROWS } from '@/datasets/result-json';
+import { legacyResult, schemaFields, shapeResult } from '@/datasets/result-shape';
+import type { QueryResult } from '@/engine/query/query-result';
+
+function bigRun(rows: number): CachedRun {
+  const result: QueryResult = {
+    columns: [
+      { name: 'n', type: 'integer', databaseType: 'BIGINT' },
+      { name: 'label', type: 'string', databaseType: 'VARCHAR' },
+    ],
+    rows: Array.from({ length: rows }, (_, i) => [i, i % 3 === 0 ? null : `row "${i}"`]),
+    truncated: false,
+  };
+  return {
+    result,
+    fields: schemaFields(result, [{ name: 'n', description: 'N', category: 'dimension' }]),
+  };
+}
+
+function text(json: string | Iterable<string>): string {
+  return typeof json === 'string' ? json : [...json].join('');
+}
+
+describe('currentJson', () => {
+  const run = bigRun(WHOLE_PAGE_ROWS * 2 + 17);
+
+  it.each(['records', 'rows', 'columns'])(
+    'writes a large %s page in pieces with the bytes JSON.stringify gives',
+    (orientation) => {
+      const options = parseResultOptions(
+        { x_orientation: orientation, x_limit: String(WHOLE_PAGE_ROWS + 1500), x_offset: '3' },
+        100000,
+      );
+      const json = currentJson(run, options);
+      expect(typeof json).not.toBe('string');
+      expect(text(json)).toBe(JSON.stringify(shapeResult(run.result, run.fields, options)));
+    },
+  );
+
+  it('keeps x_select in pieces, and serialises a small page whole', () => {
+    const options = parseResultOptions({ x_select: 'label', x_limit: '100000' }, 100000);
+    expect(text(currentJson(run, options))).toBe(
+      JSON.stringify(shapeResult(run.result, run.fields, options)),
+    );
+    const small = parseResultOptions({ x_limit: '10' }, 100000);
+    expect(currentJson(run, small)).toBe(
+      JSON.stringify(shapeResult(run.result, run.fields, small)),
+    );
+  });
+
+  it('refuses an unknown column before writing anything', () => {
+    const options = parseResultOptions({ x_select: 'nope', x_limit: '100000' }, 100000);
+    expect(() => currentJson(run, options)).toThrow('unknown column "nope"');
+  });
+});
+
+describe('legacyJson', () => {
+  it('writes every row in pieces with the same bytes', () => {
+    const run = bigRun(WHOLE_PAGE_ROWS + 1);
+    expect(text(legacyJson(run))).toBe(JSON.stringify(legacyResult(run.result, run.fields)));
+  });
+});
