@@ -1,21 +1,7 @@
+import { MONTHLY } from './support/figures';
 import { Api, L, P } from './support/api';
 import { TestServer, startServer } from './support/server';
 
-// Figures computed independently from the CSV files (../shared/data/README.md).
-const MONTHLY: [string, number][] = [
-  ['2024-12', 2124.97],
-  ['2024-11', 2664.21],
-  ['2024-10', 2320.8],
-  ['2024-09', 2286.26],
-  ['2024-08', 2546.27],
-  ['2024-07', 2305.0],
-  ['2024-06', 2597.63],
-  ['2024-05', 2799.68],
-  ['2024-04', 2316.73],
-  ['2024-03', 3248.5],
-  ['2024-02', 2531.68],
-  ['2024-01', 2484.43],
-];
 const BY_CATEGORY: Record<string, number> = {
   Bills: 6419.37,
   Entertainment: 6916.87,
