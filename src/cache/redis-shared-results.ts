@@ -18,12 +18,19 @@ const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
+/** The scripts, sent once and then called by their digest (EVALSHA), as ioredis' `defineCommand` does. */
+interface Scripts {
+  dreyClaim(...args: (string | number)[]): Promise<[string | null, string | null, number]>;
+  dreyFinish(...args: (string | number)[]): Promise<number>;
+  dreyRenew(...args: (string | number)[]): Promise<number>;
+}
+
 /**
  * {@link SharedResults} on Redis, every key under `<prefix>:results`. Commands fail at once while Redis is
  * unreachable (no offline queue): a request then runs its query itself rather than wait for Redis.
  */
 export class RedisSharedResults implements SharedResults {
-  private readonly redis: Redis;
+  private readonly redis: Redis & Scripts;
   private readonly subscriber: Redis;
   private readonly prefix: string;
   private readonly channel: string;
@@ -35,7 +42,10 @@ export class RedisSharedResults implements SharedResults {
       enableOfflineQueue: false,
       connectionName: 'drey-results',
     };
-    this.redis = new Redis(url, options);
+    this.redis = new Redis(url, options) as Redis & Scripts;
+    this.redis.defineCommand('dreyClaim', { numberOfKeys: 3, lua: CLAIM });
+    this.redis.defineCommand('dreyFinish', { numberOfKeys: 4, lua: FINISH });
+    this.redis.defineCommand('dreyRenew', { numberOfKeys: 1, lua: RENEW });
     // A subscribed connection can do nothing else; it queues its SUBSCRIBE until it is connected.
     this.subscriber = new Redis(url, { ...options, enableOfflineQueue: true });
     // Errors surface on the commands that fail; without listeners ioredis would also print them.
@@ -78,11 +88,7 @@ export class RedisSharedResults implements SharedResults {
 
   async claim(key: string, owner: string, ms: number): Promise<Claim> {
     const keys = [this.valueKey(key), this.errorKey(key), this.lockKey(key)];
-    const [value, error, owned] = (await this.redis.eval(CLAIM, 3, ...keys, owner, ms)) as [
-      string | null,
-      string | null,
-      number,
-    ];
+    const [value, error, owned] = await this.redis.dreyClaim(...keys, owner, ms);
     return {
       value: value ?? undefined,
       error: error ?? undefined,
@@ -92,14 +98,12 @@ export class RedisSharedResults implements SharedResults {
   }
 
   async renewLock(key: string, owner: string, ms: number): Promise<boolean> {
-    return (await this.redis.eval(RENEW, 1, this.lockKey(key), owner, ms)) === 1;
+    return (await this.redis.dreyRenew(this.lockKey(key), owner, ms)) === 1;
   }
 
   async finish(key: string, owner: string, ending: Ending): Promise<void> {
     const keys = [this.valueKey(key), this.errorKey(key), this.lockKey(key), this.channel];
-    await this.redis.eval(
-      FINISH,
-      4,
+    await this.redis.dreyFinish(
       ...keys,
       owner,
       ending.value ?? '',
