@@ -104,9 +104,6 @@ describe('metrics', () => {
     const t = await startServer();
     try {
       const api = new Api(t.url);
-      for (let i = 0; i < 200 && (await api.get('/health/ready')).status !== 200; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
       expect((await api.get('/metrics')).status).toBe(401);
       const admin = await api.adminToken();
       await api.get(`${P}/me`, admin);

@@ -2,20 +2,8 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api, P } from './support/api';
+import { until } from './support/wait';
 import { EXAMPLE_PROJECT, TestServer, startServer } from './support/server';
-
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  ms: number,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The example plus a build model slow enough (a second or two) to be killed in the middle. */
 function slowProject(): string {
@@ -52,11 +40,6 @@ describe.each([
 
     it('restarts on the previous environment, marks the build failed, and builds again', async () => {
       let api = new Api(t.url);
-      await until(
-        () => api.get('/health/ready'),
-        (reply) => reply.status === 200,
-        60000,
-      );
       const admin = await api.adminToken();
       const before = (await api.get(`${P}/datasets/expenses_by_month/results`)).body;
 
@@ -65,6 +48,7 @@ describe.each([
         () => api.get(`${P}/builds`, admin),
         (reply) => reply.body[0]?.status === 'running' && reply.body[0]?.requested_by === 'admin',
         20000,
+        50,
       );
       const killed = running.body[0].id as string;
       expect(await t.server.stop('SIGKILL')).toBeNull();
@@ -78,6 +62,7 @@ describe.each([
         () => api.get(`${P}/builds`, token),
         (reply) => reply.body.find((run: { id: string }) => run.id === killed)?.status === 'failed',
         40000,
+        50,
       );
       expect(history.body.find((run: { id: string }) => run.id === killed)).toMatchObject({
         status: 'failed',

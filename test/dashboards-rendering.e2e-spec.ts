@@ -223,14 +223,19 @@ describe('PNG rendering through the Chromium pool', () => {
   it('killing Chromium during a render retries it once on a new browser', async () => {
     // Counted from here: the previous test's kill may already have caused a retry of its own.
     const retriesBefore = logged(t.server, 'render retried after the browser went away').length;
-    const retriedBefore = (await metrics())['drey_render_duration_seconds_count{outcome="retried"}'] ?? 0;
+    const retriedBefore =
+      (await metrics())['drey_render_duration_seconds_count{outcome="retried"}'] ?? 0;
     const render = png(dashboard('slow'));
     await until(async () => (await metrics())['drey_render_pages{state="busy"}'] === 1);
     process.kill(chromiumOf(t.server)!, 'SIGKILL');
     const reply = await render;
     expect(reply.status).toBe(200);
-    expect(logged(t.server, 'render retried after the browser went away').length).toBe(retriesBefore + 1);
-    expect((await metrics())['drey_render_duration_seconds_count{outcome="retried"}']).toBe(retriedBefore + 1);
+    expect(logged(t.server, 'render retried after the browser went away').length).toBe(
+      retriesBefore + 1,
+    );
+    expect((await metrics())['drey_render_duration_seconds_count{outcome="retried"}']).toBe(
+      retriedBefore + 1,
+    );
   });
 
   it('refuses renders beyond the queue with 503 and Retry-After instead of piling them up', async () => {
