@@ -2,6 +2,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MONTHLY } from './support/figures';
+import { http } from './support/http';
+import { until } from './support/wait';
 import { Api, L, P, decodeJwt } from './support/api';
 import { EXAMPLE_PROJECT, ServerProcess, TestServer, startServer } from './support/server';
 
@@ -246,6 +248,46 @@ describe('dataset results cache', () => {
     expect((await api.get(`${path}&x_limit=-1`, manager)).status).toBe(400);
     const legacy = `${L}/dataset/expenses-by-month`;
     expect((await api.get(legacy)).text).toBe((await api.get(legacy)).text);
+  });
+
+  it('logs and counts a kept response as the route does, and answers its ETag with 304', async () => {
+    const path = `${P}/datasets/expenses_by_month/results?max_filter=150`;
+    const route = `method="GET",route="/api/service-v0/project/:project/:version/datasets/:dataset/results",status="200"`;
+    const before = await counter(t.url, 'drey_http_requests_total', route);
+    const first = await api.get(path, undefined, { 'X-Request-Id': 'front-door-1' });
+    const kept = await api.get(path, undefined, { 'X-Request-Id': 'front-door-2' });
+    expect(kept.text).toBe(first.text);
+    expect(kept.headers.get('x-request-id')).toBe('front-door-2');
+    expect(await counter(t.url, 'drey_http_requests_total', route)).toBe(before + 2);
+    const lines = (id: string) =>
+      t.server.logs.filter((line) => line.msg === 'request' && line.requestId === id);
+    await until(
+      () => Promise.resolve(lines('front-door-2')),
+      (found) => found.length === 1,
+    );
+    for (const id of ['front-door-1', 'front-door-2']) {
+      expect(lines(id)).toEqual([
+        expect.objectContaining({ method: 'GET', path: path.split('?')[0], status: 200 }),
+      ]);
+    }
+    const etag = kept.headers.get('etag') ?? '';
+    const unchanged = await api.get(path, undefined, { 'If-None-Match': etag });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.headers.get('etag')).toBe(etag);
+    expect(unchanged.text).toBe('');
+  });
+
+  it('leaves cross-origin requests to the CORS handling, kept response or not', async () => {
+    const cors = await t.another({ CORS_ORIGINS: 'https://app.example' });
+    const path = `${P}/datasets/expenses_by_month/results?max_filter=120`;
+    const origin = { Origin: 'https://app.example' };
+    const replies = [];
+    for (let i = 0; i < 2; i++) replies.push(await http(`${cors.url}${path}`, { headers: origin }));
+    for (const reply of replies) {
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    }
+    expect(replies[1].text).toBe(replies[0].text);
   });
 
   it('refuses a revoked token at once on another process, even for a kept response', async () => {

@@ -27,10 +27,6 @@ export function requestIdOf(request: Request): string | undefined {
   return (request as WithId)[REQUEST_ID];
 }
 
-/**
- * Gives each request an id (kept from `X-Request-Id` when safe), returns it as `X-Request-Id`, and writes
- * one log line when the response is finished: method, path (without the query), status, duration.
- */
 /** Told of every finished request, with the route template (`/api/.../:dataset/results`) when one matched. */
 export type RequestObserver = (
   method: string,
@@ -39,29 +35,57 @@ export type RequestObserver = (
   seconds: number,
 ) => void;
 
+/** The request's id: the caller's `X-Request-Id` when short and plain, else a new one. */
+export function newRequestId(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * The request's log line and metrics, once its response is finished: method, path (without the query),
+ * status, duration. `route` is the matched route's template, or undefined when none matched.
+ */
+export function requestFinished(
+  logger: JsonLogger,
+  observe: RequestObserver | undefined,
+  request: { method?: string; url?: string; originalUrl?: string },
+  requestId: string,
+  route: string | undefined,
+  status: number,
+  started: bigint,
+): void {
+  const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const method = request.method ?? 'GET';
+  observe?.(method, route ?? 'unmatched', status, durationMs / 1000);
+  logger.emit('info', 'request', {
+    requestId,
+    method,
+    path: (request.originalUrl ?? request.url ?? '').split('?', 1)[0],
+    status,
+    durationMs: Math.round(durationMs * 100) / 100,
+  });
+}
+
+/**
+ * Gives each request an id (kept from `X-Request-Id` when safe), returns it as `X-Request-Id`, and writes
+ * one log line when the response is finished (see {@link requestFinished}).
+ */
 export function requestLogging(logger: JsonLogger, observe?: RequestObserver) {
   return (request: Request, response: Response, next: NextFunction): void => {
-    const incoming = request.headers['x-request-id'];
-    const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
+    const id = newRequestId(request.headers['x-request-id']);
     (request as WithId)[REQUEST_ID] = id;
     response.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
     response.once('finish', () => {
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const route = (request.route as { path?: string } | undefined)?.path;
-      observe?.(
-        request.method,
-        route ? `${request.baseUrl}${route}` : 'unmatched',
+      requestFinished(
+        logger,
+        observe,
+        request,
+        id,
+        route ? `${request.baseUrl}${route}` : undefined,
         response.statusCode,
-        durationMs / 1000,
+        started,
       );
-      logger.emit('info', 'request', {
-        requestId: id,
-        method: request.method,
-        path: request.originalUrl.split('?', 1)[0],
-        status: response.statusCode,
-        durationMs: Math.round(durationMs * 100) / 100,
-      });
     });
     store.run({ requestId: id, address: clientAddress(request) }, next);
   };

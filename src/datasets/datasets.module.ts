@@ -1,27 +1,16 @@
-import { Global, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { CacheModule } from '@/cache/cache.module';
-import { CURRENT, LEGACY } from '@/common/routes';
 import { DatasetResultCache } from '@/datasets/dataset-result-cache';
 import { DatasetsLegacyController } from '@/datasets/datasets.legacy.controller';
 import { DatasetsController } from '@/datasets/datasets.controller';
 import { DatasetsService } from '@/datasets/datasets.service';
-import { KeptResultsMiddleware } from '@/datasets/kept-results.middleware';
+import { KeptResultsFrontDoor } from '@/datasets/kept-results.front-door';
 
 @Global()
 @Module({
   imports: [CacheModule],
   controllers: [DatasetsController, DatasetsLegacyController],
-  providers: [DatasetResultCache, DatasetsService, KeptResultsMiddleware],
-  exports: [DatasetsService],
+  providers: [DatasetResultCache, DatasetsService, KeptResultsFrontDoor],
+  exports: [DatasetsService, KeptResultsFrontDoor],
 })
-export class DatasetsModule implements NestModule {
-  /** Repeated GETs of results are answered before Nest's routing (see KeptResultsMiddleware). */
-  configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(KeptResultsMiddleware)
-      .forRoutes(
-        { path: `${CURRENT}/datasets/:dataset/results`, method: RequestMethod.GET },
-        { path: `${LEGACY}/dataset/:name`, method: RequestMethod.GET },
-      );
-  }
-}
+export class DatasetsModule {}
