@@ -17,7 +17,7 @@ import { projectVersion } from '@/project/project';
 import { PROJECT } from '@/project/project.tokens';
 import { userSchemas } from '@/users/users.openapi';
 import { projectItemPaths } from '@/datasets/datasets.openapi';
-import { KeptResultsFrontDoor } from '@/datasets/kept-results.front-door';
+import { ResultsFrontDoor } from '@/datasets/results-front-door';
 
 const BODY_LIMIT = '1mb';
 
@@ -77,8 +77,8 @@ export async function createApp(
 
   setUpDocs(app, app.get<Project>(PROJECT));
   await app.init();
-  // Repeated GETs of dataset results are answered before Express (see KeptResultsFrontDoor).
-  app.get(KeptResultsFrontDoor).attach(app.getHttpServer());
+  // Repeated GETs of dataset results are answered before Express (see ResultsFrontDoor).
+  app.get(ResultsFrontDoor).attach(app.getHttpServer());
   return app;
 }
 

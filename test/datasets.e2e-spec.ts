@@ -194,6 +194,28 @@ describe('dataset results', () => {
     });
   });
 
+  it('answers errors of results in each layout\'s shape, with their headers', async () => {
+    const bad = await api.get(`${P}/datasets/expenses_by_month/results`, 'not.a.token');
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toBe('Bearer');
+    expect(bad.headers.get('x-request-id')).toEqual(expect.any(String));
+    expect(bad.body).toEqual({
+      statusCode: 401,
+      error: 'invalid_token',
+      message: expect.any(String),
+    });
+    const legacy = await api.get(`${L}/dataset/expenses-by-month`, 'not.a.token');
+    expect(legacy.status).toBe(401);
+    expect(legacy.body).toEqual({ detail: expect.any(String) });
+    const invalid = await api.get(`${L}/dataset/expenses-by-month?min_filter=abc`);
+    expect(invalid.status).toBe(400);
+    expect(invalid.body).toEqual({ detail: expect.any(String) });
+    // A malformed escape in the path is Express' to answer; never a 500.
+    const malformed = await api.get(`${P}/datasets/%E0%A4%A/results`);
+    expect(malformed.status).toBeGreaterThanOrEqual(400);
+    expect(malformed.status).toBeLessThan(500);
+  });
+
   it("documents each dataset's own parameters in the OpenAPI document", async () => {
     const { body } = await api.get('/docs-json');
     const operation = body.paths[`${P}/datasets/expenses_grouped/results`].get;

@@ -277,6 +277,20 @@ describe('dataset results cache', () => {
     expect(unchanged.text).toBe('');
   });
 
+  it('writes a large JSON page in pieces, whole and with its ETag, in both layouts', async () => {
+    const path = `${P}/datasets/orders_detail/results?x_limit=12000&x_offset=5`;
+    const page = await api.get(path);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('etag')).toEqual(expect.any(String));
+    expect(page.body.data).toHaveLength(12000);
+    expect(page.body.data[0].order_id).toBe(6);
+    expect(page.body.data[11999].order_id).toBe(12005);
+    expect((await api.get(path)).text).toBe(page.text);
+    const legacy = await api.get(`${L}/dataset/orders-detail`);
+    expect(legacy.status).toBe(200);
+    expect(legacy.body.data).toHaveLength(20000);
+  });
+
   it('leaves cross-origin requests to the CORS handling, kept response or not', async () => {
     const cors = await t.another({ CORS_ORIGINS: 'https://app.example' });
     const path = `${P}/datasets/expenses_by_month/results?max_filter=120`;

@@ -1,11 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { clientAddress } from '@/common/client-address';
 import type { JsonLogger } from '@/common/json-logger';
 
 const REQUEST_ID = Symbol('requestId');
-type WithId = Request & { [REQUEST_ID]?: string };
+type WithId = IncomingMessage & { [REQUEST_ID]?: string };
 
 // A caller-supplied id is kept only when it is short and plain, so it cannot forge log lines.
 const SAFE_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -23,8 +24,23 @@ export function currentRequest(): RequestContext | undefined {
   return store.getStore();
 }
 
-export function requestIdOf(request: Request): string | undefined {
+export function requestIdOf(request: IncomingMessage): string | undefined {
   return (request as WithId)[REQUEST_ID];
+}
+
+/**
+ * Starts serving a request: its id (kept from `X-Request-Id` when safe), remembered on the request and
+ * returned as `X-Request-Id`, and the context services see while `work` runs.
+ */
+export function serveRequest<T>(
+  request: IncomingMessage,
+  response: { setHeader(name: string, value: string): unknown },
+  work: (requestId: string) => T,
+): T {
+  const id = newRequestId(request.headers['x-request-id']);
+  (request as WithId)[REQUEST_ID] = id;
+  response.setHeader('X-Request-Id', id);
+  return store.run({ requestId: id, address: clientAddress(request) }, () => work(id));
 }
 
 /** Told of every finished request, with the route template (`/api/.../:dataset/results`) when one matched. */
@@ -71,22 +87,21 @@ export function requestFinished(
  */
 export function requestLogging(logger: JsonLogger, observe?: RequestObserver) {
   return (request: Request, response: Response, next: NextFunction): void => {
-    const id = newRequestId(request.headers['x-request-id']);
-    (request as WithId)[REQUEST_ID] = id;
-    response.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
-    response.once('finish', () => {
-      const route = (request.route as { path?: string } | undefined)?.path;
-      requestFinished(
-        logger,
-        observe,
-        request,
-        id,
-        route ? `${request.baseUrl}${route}` : undefined,
-        response.statusCode,
-        started,
-      );
+    serveRequest(request, response, (id) => {
+      response.once('finish', () => {
+        const route = (request.route as { path?: string } | undefined)?.path;
+        requestFinished(
+          logger,
+          observe,
+          request,
+          id,
+          route ? `${request.baseUrl}${route}` : undefined,
+          response.statusCode,
+          started,
+        );
+      });
+      next();
     });
-    store.run({ requestId: id, address: clientAddress(request) }, next);
   };
 }

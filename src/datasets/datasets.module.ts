@@ -4,13 +4,13 @@ import { DatasetResultCache } from '@/datasets/dataset-result-cache';
 import { DatasetsLegacyController } from '@/datasets/datasets.legacy.controller';
 import { DatasetsController } from '@/datasets/datasets.controller';
 import { DatasetsService } from '@/datasets/datasets.service';
-import { KeptResultsFrontDoor } from '@/datasets/kept-results.front-door';
+import { ResultsFrontDoor } from '@/datasets/results-front-door';
 
 @Global()
 @Module({
   imports: [CacheModule],
   controllers: [DatasetsController, DatasetsLegacyController],
-  providers: [DatasetResultCache, DatasetsService, KeptResultsFrontDoor],
-  exports: [DatasetsService, KeptResultsFrontDoor],
+  providers: [DatasetResultCache, DatasetsService, ResultsFrontDoor],
+  exports: [DatasetsService, ResultsFrontDoor],
 })
 export class DatasetsModule {}

@@ -149,7 +149,10 @@ function composeDuckdb(
     target: { kind: 'duckdb' },
     sql: finished.sql,
     binds: finished.binds,
-    parts: parts.map((part) => ({ ...part, sql: finished.apply(part.sql) })),
+    // Only `compile` shows them: numbered when asked, not on every request.
+    get parts() {
+      return parts.map((part) => ({ ...part, sql: finished.apply(part.sql) }));
+    },
   };
 }
 
