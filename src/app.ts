@@ -77,7 +77,7 @@ export async function createApp(
 
   setUpDocs(app, app.get<Project>(PROJECT));
   await app.init();
-  // Repeated GETs of dataset results are answered before Express (see ResultsFrontDoor).
+  // GETs of dataset results as JSON are served in front of Express (see ResultsFrontDoor).
   app.get(ResultsFrontDoor).attach(app.getHttpServer());
   return app;
 }

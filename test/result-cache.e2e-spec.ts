@@ -270,6 +270,10 @@ describe('dataset results cache', () => {
         expect.objectContaining({ method: 'GET', path: path.split('?')[0], status: 200 }),
       ]);
     }
+    // The query ran in the first request's context: its log line carries that request's id.
+    expect(executions(t.server, 'expenses_by_month')).toContainEqual(
+      expect.objectContaining({ requestId: 'front-door-1' }),
+    );
     const etag = kept.headers.get('etag') ?? '';
     const unchanged = await api.get(path, undefined, { 'If-None-Match': etag });
     expect(unchanged.status).toBe(304);

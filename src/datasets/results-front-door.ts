@@ -132,7 +132,11 @@ export class ResultsFrontDoor implements OnApplicationBootstrap {
   attach(server: Server): void {
     const listeners = server.listeners('request');
     const guards = this.guards;
-    if (!guards || listeners.length !== 1) return;
+    if (!guards) return;
+    if (listeners.length !== 1) {
+      this.logger.emit('warn', 'dataset results fast path off: the server has other listeners');
+      return;
+    }
     const express = listeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
     server.removeListener('request', express);
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -165,10 +169,11 @@ export class ResultsFrontDoor implements OnApplicationBootstrap {
   }
 
   /**
-   * Serves the request unless a guard declines it (then Express does, and answers as the route would). Its
-   * errors are answered here with the one error mapping, as the exception filter answers them.
+   * Serves the request unless a guard declines it (then Express does, and answers as the route would).
+   * Guards and service run in the request's context (its id and address, which audit rows and query log
+   * lines carry); errors are answered here with the one error mapping, as the exception filter does.
    */
-  private async answer(
+  private answer(
     guards: CanActivate[],
     { route, match, search }: Candidate,
     request: IncomingMessage,
@@ -180,56 +185,37 @@ export class ResultsFrontDoor implements OnApplicationBootstrap {
       // Decoded as Express decodes route parameters; a malformed escape is left to Express to answer.
       [project, version, name] = match.slice(1).map(decodeURIComponent);
     } catch {
-      return false;
+      return Promise.resolve(false);
     }
     const express = request as Request;
     express.params = { project, version, [route.layout === 'current' ? 'dataset' : 'name']: name };
     const context = httpContext(express, response as Response, route.controller, route.handler);
-    // Guards run first, outside the request's context: one that declines leaves the request untouched.
-    let failure: { error: unknown } | undefined;
-    try {
-      for (const guard of guards) {
-        const result = guard.canActivate(context);
-        const allowed = isObservable(result) ? await lastValueFrom(result) : await result;
-        if (!allowed) return false;
+    return serveRequest(request, response, async (id) => {
+      try {
+        for (const guard of guards) {
+          const result = guard.canActivate(context);
+          const allowed = isObservable(result) ? await lastValueFrom(result) : await result;
+          if (!allowed) return false;
+        }
+        // As Express' "simple" query parser reads it.
+        const selections = parseQuerySelections(parseQuery(search), route.layout);
+        const ifNoneMatch = request.headers['if-none-match'];
+        const wants = { format: 'json' as const, ifNoneMatch };
+        const reply = await this.datasets.reply(callerOf(express), name, selections, wants);
+        await writeReply(reply, response);
+      } catch (error) {
+        sendError(this.logger, error, request, response);
       }
-    } catch (error) {
-      failure = { error };
-    }
-    this.serve(request, response, route, started, async () => {
-      if (failure) throw failure.error;
-      // As Express' "simple" query parser reads it.
-      const selections = parseQuerySelections(parseQuery(search), route.layout);
-      const ifNoneMatch = request.headers['if-none-match'];
-      const wants = { format: 'json' as const, ifNoneMatch };
-      const reply = await this.datasets.reply(callerOf(express), name, selections, wants);
-      await writeReply(reply, response);
-    });
-    return true;
-  }
-
-  /** Runs `work` as the request, answers its error if it fails, then logs and counts the request. */
-  private serve(
-    request: IncomingMessage,
-    response: ServerResponse,
-    route: Route,
-    started: bigint,
-    work: () => Promise<void>,
-  ): void {
-    serveRequest(request, response, (id) => {
-      const finished = () =>
-        requestFinished(
-          this.logger,
-          (...args) => this.metrics.observeRequest(...args),
-          request,
-          id,
-          route.template,
-          response.statusCode,
-          started,
-        );
-      work()
-        .catch((error: unknown) => sendError(this.logger, error, request, response))
-        .then(finished, finished);
+      requestFinished(
+        this.logger,
+        (...args) => this.metrics.observeRequest(...args),
+        request,
+        id,
+        route.template,
+        response.statusCode,
+        started,
+      );
+      return true;
     });
   }
 }
