@@ -194,7 +194,7 @@ describe('dataset results', () => {
     });
   });
 
-  it('answers errors of results in each layout\'s shape, with their headers', async () => {
+  it("answers errors of results in each layout's shape, with their headers", async () => {
     const bad = await api.get(`${P}/datasets/expenses_by_month/results`, 'not.a.token');
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toBe('Bearer');
