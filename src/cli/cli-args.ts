@@ -23,7 +23,8 @@ Commands:
 Options:
   --project DIR                the project folder (default: PROJECT_DIR, or examples/expenses)
   --param name=value           a selection, for compile (ids of multi_select separated by commas,
-                               ranges as low..high); repeat for each parameter
+                               ranges as low..high); repeat for each parameter;
+                               the others take their defaults
   --user NAME, --admin         the user compile renders for (default: anonymous)
   --user-field name=value      one of that user's fields; repeat for each`;
 

@@ -1,9 +1,11 @@
 import type { CliArgs } from '@/cli/cli-args';
-import { selectionsFromCli } from '@/cli/cli-selections';
+import { requestFromCli } from '@/cli/cli-selections';
 import { compileDataset, CompiledDataset } from '@/engine/compile';
 import type { Env } from '@/engine/connections/connection-registry';
 import { Engine } from '@/engine/engine';
 import { describeBound } from '@/engine/templating/bound-value';
+import type { ParameterCatalog } from '@/parameters/parameter-catalog';
+import { buildCatalog, parameterQueries } from '@/parameters/resolve-parameters';
 import type { CallerView } from '@/parameters/selection-value';
 import { findDataset, Project } from '@/project/project';
 import type { UserField } from '@/project/user-fields';
@@ -90,7 +92,37 @@ export function formatCompiled(compiled: CompiledDataset): string[] {
   return lines;
 }
 
-export function compile(project: Project, args: CliArgs, output: Output): void {
+/**
+ * The catalog `compile` validates with: as the service's, on the current environment when the project's
+ * parameters take options or bounds from queries (then it must have been built).
+ */
+async function catalogOf(
+  project: Project,
+  options: { dataDir: string; env: Env },
+): Promise<ParameterCatalog> {
+  if (parameterQueries(project.parameters).length === 0) {
+    return buildCatalog(project, () => Promise.resolve([]));
+  }
+  const engine = new Engine(project, { dataDir: options.dataDir, env: options.env });
+  try {
+    if (!(await engine.open())) {
+      throw new Error(
+        `the parameters take options or bounds from the built tables, and ${options.dataDir} has ` +
+          'no environment yet: run `npm run drey -- build` first',
+      );
+    }
+    return await buildCatalog(project, (sql) => engine.queryBuilt(sql));
+  } finally {
+    await engine.close();
+  }
+}
+
+export async function compile(
+  project: Project,
+  args: CliArgs,
+  options: { dataDir: string; env: Env },
+  output: Output,
+): Promise<void> {
   const name = args.dataset ?? '';
   const dataset = findDataset(project, name);
   if (!dataset) {
@@ -98,8 +130,10 @@ export function compile(project: Project, args: CliArgs, output: Output): void {
       `no dataset named "${name}" (datasets: ${project.datasets.map((d) => d.name).join(', ')})`,
     );
   }
-  // The parameters domain's validation replaces this line once the CLI uses it.
-  const selections = selectionsFromCli(project, dataset.parameters, args.params);
-  const compiled = compileDataset(project, name, { selections, caller: callerFrom(project, args) });
+  const caller = callerFrom(project, args);
+  const request = requestFromCli(project, dataset.parameters, args.params);
+  const catalog = await catalogOf(project, options);
+  const selections = catalog.selections(dataset.parameters, request, caller);
+  const compiled = compileDataset(project, name, { selections, caller });
   formatCompiled(compiled).forEach((line) => output.out(line));
 }

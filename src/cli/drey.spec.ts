@@ -40,50 +40,76 @@ describe('drey CLI', () => {
     );
   });
 
-  it('compiles a dataset: placeholders in the SQL, bound values listed apart', async () => {
-    const result = await run([
-      'compile',
-      'expenses_by_month',
-      '--param',
-      'start_date=2024-01-01',
-      '--param',
-      'end_date=2024-06-30',
-      '--param',
-      'min_filter=0',
-      '--param',
-      'max_filter=300',
-    ]);
-    expect(result).toMatchObject({ code: 0, err: '' });
-    expect(result.out).toContain('WHERE date BETWEEN $1 AND $2');
-    expect(result.out).toContain(
-      "-- bound values\n$1 = '2024-01-01' (date)\n$2 = '2024-06-30' (date)\n$3 = 0 (decimal)\n$4 = 300 (decimal)",
-    );
+  describe('compile, on a built environment', () => {
+    let dataDir: string;
+    const compile = (dataset: string, ...params: string[]) =>
+      run(['compile', dataset, ...params.flatMap((param) => ['--param', param])], {
+        DATA_DIR: dataDir,
+      });
+
+    beforeAll(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'drey-cli-compile-'));
+      expect((await run(['build'], { DATA_DIR: dataDir, ORDERS_ROWS: '500' })).code).toBe(0);
+    });
+    afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+    it('compiles a dataset: placeholders in the SQL, bound values listed apart', async () => {
+      const result = await compile(
+        'expenses_by_month',
+        'start_date=2024-01-01',
+        'end_date=2024-06-30',
+        'min_filter=0',
+        'max_filter=300',
+      );
+      expect(result).toMatchObject({ code: 0, err: '' });
+      expect(result.out).toContain('WHERE date BETWEEN $1 AND $2');
+      expect(result.out).toContain(
+        "-- bound values\n$1 = '2024-01-01' (date)\n$2 = '2024-06-30' (date)\n$3 = 0 (decimal)\n$4 = 300 (decimal)",
+      );
+    });
+
+    it('compiles runtime models composed over one another, with option fields as SQL', async () => {
+      const result = await compile(
+        'expenses_grouped',
+        'group_by=subcat',
+        'date_range=2024-01-01..2024-03-31',
+        'category=0,3',
+        'subcategory=',
+        'between_filter=0..300',
+        "description_filter='; DROP TABLE x; --",
+      );
+      expect(result).toMatchObject({ code: 0, err: '' });
+      expect(result.out).toContain('-- model expense_transactions (runtime)');
+      expect(result.out).toContain('-- model expenses_grouped (runtime)');
+      expect(result.out).toContain('SELECT category, subcategory, sum(amount) AS total_amount');
+      expect(result.out).toContain('CAST(category_id AS VARCHAR) IN ($3, $4)');
+      expect(result.out).toContain('WITH "expense_transactions" AS (');
+      expect(result.out).toContain("'''; DROP TABLE x; --' (text)");
+      expect(result.out).not.toMatch(/^[^$]*DROP TABLE/m);
+    });
+
+    it('validates and completes selections as the service does: defaults and bounds', async () => {
+      const defaults = await compile('expenses_by_month', 'start_date=2024-01-01');
+      expect(defaults).toMatchObject({ code: 0, err: '' });
+      expect(defaults.out).toContain("$1 = '2024-01-01' (date)");
+      expect(defaults.out).toContain('$4 = 300 (decimal)');
+      const outOfBounds = await compile('expenses_by_month', 'max_filter=900');
+      expect(outOfBounds.code).toBe(1);
+      expect(outOfBounds.err).toMatch(/max_filter/);
+      const unknown = await compile('expenses_by_month', 'nope=1');
+      expect(unknown.code).toBe(1);
+      expect(unknown.err).toBe(
+        'not a parameter of this dataset: nope (it takes: start_date, end_date, min_filter, max_filter)',
+      );
+    });
   });
 
-  it('compiles runtime models composed over one another, with option fields as SQL', async () => {
-    const result = await run([
-      'compile',
-      'expenses_grouped',
-      ...['group_by=subcat', 'limit=disabled', 'date_range=2024-01-01..2024-03-31', 'category=0,3']
-        .concat(['subcategory=', 'between_filter=0..300', "description_filter='; DROP TABLE x; --"])
-        .flatMap((param) => ['--param', param]),
-    ]);
-    expect(result).toMatchObject({ code: 0, err: '' });
-    expect(result.out).toContain('-- model expense_transactions (runtime)');
-    expect(result.out).toContain('-- model expenses_grouped (runtime)');
-    expect(result.out).toContain('SELECT category, subcategory, sum(amount) AS total_amount');
-    expect(result.out).toContain('CAST(category_id AS VARCHAR) IN ($3, $4)');
-    expect(result.out).toContain('WITH "expense_transactions" AS (');
-    expect(result.out).toContain("$5 = '''; DROP TABLE x; --' (text)");
-    expect(result.out).not.toMatch(/^[^$]*DROP TABLE/m);
-  });
-
-  it('names the parameters a compile is missing', async () => {
-    const result = await run(['compile', 'expenses_by_month', '--param', 'start_date=2024-01-01']);
+  it('asks for a build before compiling when parameters read the built tables', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'drey-cli-empty-'));
+    const result = await run(['compile', 'expenses_by_month'], { DATA_DIR: dataDir });
+    rmSync(dataDir, { recursive: true, force: true });
     expect(result.code).toBe(1);
-    expect(result.err).toBe(
-      'give a value to every parameter: --param end_date=... --param min_filter=... --param max_filter=...',
-    );
+    expect(result.err).toMatch(/run `npm run drey -- build` first$/);
   });
 
   it('builds the environment under DATA_DIR', async () => {

@@ -26,7 +26,7 @@ export async function main(
         await build(project, { dataDir: config.dataDir, env }, output);
         break;
       case 'compile':
-        compile(project, args, output);
+        await compile(project, args, { dataDir: config.dataDir, env }, output);
         break;
     }
     return 0;

@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Engine } from '@/engine/engine';
 import type { BuiltQueries } from '@/engine/engine';
 import type { ParameterCatalog } from '@/parameters/parameter-catalog';
-import { parameterQueries, resolveParameters } from '@/parameters/resolve-parameters';
-import { ProjectError, Problems } from '@/project/project-errors';
+import { buildCatalog, parameterQueries } from '@/parameters/resolve-parameters';
 import type { Project } from '@/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
@@ -61,14 +60,6 @@ export class ParametersService {
     environmentId: string | undefined,
     query: (sql: string) => Promise<Record<string, unknown>[]>,
   ): Promise<Resolved> {
-    const results: Record<string, Record<string, unknown>[]> = {};
-    for (const { parameter, sql } of this.queries) results[parameter] = await query(sql);
-    const problems = new Problems();
-    const catalog = resolveParameters(this.project.parameters, results, {
-      file: this.project.manifestFile,
-      problems,
-    });
-    if (problems.list.length > 0) throw new ProjectError(problems.list);
-    return { environmentId, catalog };
+    return { environmentId, catalog: await buildCatalog(this.project, query) };
   }
 }

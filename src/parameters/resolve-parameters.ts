@@ -8,6 +8,8 @@ import {
 } from '@/parameters/parameter-definition';
 import { optionsFromRows } from '@/parameters/parse-options';
 import { parseValueSpec } from '@/parameters/value-spec';
+import type { Project } from '@/project/project';
+import { ProjectError, Problems } from '@/project/project-errors';
 
 /** The build runs these (rendering `{{ ref(...) }}`) and hands their rows to `resolveParameters`. */
 export function parameterQueries(
@@ -26,6 +28,27 @@ const ROW_COLUMNS: Record<Exclude<ValueDefinition['widget'], 'text'>, readonly s
   date_range: ['min', 'max', 'default_start', 'default_end'],
   number_range: ['min', 'max', 'increment', 'default_lower', 'default_upper'],
 };
+
+/**
+ * The catalog of a project on one environment: runs each option and bounds query with `query`, then
+ * resolves. Throws a ProjectError listing every problem (a query whose rows do not fit, say).
+ */
+export async function buildCatalog(
+  project: Pick<Project, 'parameters' | 'manifestFile'>,
+  query: (sql: string) => Promise<Record<string, unknown>[]>,
+): Promise<ParameterCatalog> {
+  const results: Record<string, Record<string, unknown>[]> = {};
+  for (const { parameter, sql } of parameterQueries(project.parameters)) {
+    results[parameter] = await query(sql);
+  }
+  const problems = new Problems();
+  const catalog = resolveParameters(project.parameters, results, {
+    file: project.manifestFile,
+    problems,
+  });
+  if (problems.list.length > 0) throw new ProjectError(problems.list);
+  return catalog;
+}
 
 /**
  * Completes the definitions with the rows of their queries (by parameter name) and checks what depends on
