@@ -1,4 +1,4 @@
-import { DuckDBConnection, StatementType } from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBPreparedStatement, StatementType } from '@duckdb/node-api';
 import { DomainError } from '@/common/errors';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
 import { readResult } from '@/engine/duckdb/duckdb-results';
@@ -14,8 +14,15 @@ export interface QueryLimits {
 export class NotAQueryError extends Error {}
 
 /**
- * Runs one statement with bound values. The time limit is enforced with `interrupt()`, which DuckDB honours
- * within milliseconds; the result is read as a stream, so a huge result stops at the row limit.
+ * Runs one statement with bound values, reading at most `maxRows` rows (and whether there were more). The
+ * time limit is enforced with `interrupt()`, which DuckDB honours within milliseconds.
+ *
+ * A query is run materialized, in one task of the driver, as a subquery under `LIMIT maxRows + 1`, so
+ * that a huge result still stops at the limit: under the benchmark's concurrent load it took about 5% less
+ * CPU per query than a streaming result read chunk by chunk (4 of 5 alternating runs). The subquery form renames duplicate column names (`a`,
+ * `a_1`); when a result may hold such a renaming, and for statements the wrapper does not take (not a
+ * query, or SQL the parser rejects), the statement runs as written, streamed, which also gives the
+ * statement's own error.
  */
 export async function runDuckdbQuery(
   connection: DuckDBConnection,
@@ -30,6 +37,23 @@ export async function runDuckdbQuery(
     connection.interrupt();
   }, limits.timeoutMs);
   try {
+    const { values, types } = duckdbParameters(binds);
+    const bounded = selectOnly
+      ? await prepareOrUndefined(connection, limited(sql, limits))
+      : undefined;
+    // A limit passed while preparing must not let the statement run again without one.
+    if (timedOut) throw new Error('interrupted');
+    if (bounded) {
+      try {
+        bounded.bind(values, types);
+        const reader = await bounded.runAndRead();
+        if (!mayHoldRenamedColumns(reader.columnNames())) {
+          return await readResult(reader, limits.maxRows);
+        }
+      } finally {
+        bounded.destroySync();
+      }
+    }
     const prepared = await connection.prepare(sql);
     try {
       if (selectOnly && prepared.statementType !== StatementType.SELECT) {
@@ -37,7 +61,6 @@ export async function runDuckdbQuery(
           `only queries (SELECT) may run here, not ${StatementType[prepared.statementType]}`,
         );
       }
-      const { values, types } = duckdbParameters(binds);
       prepared.bind(values, types);
       return await readResult(await prepared.streamAndRead(), limits.maxRows);
     } finally {
@@ -54,4 +77,32 @@ export async function runDuckdbQuery(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The statement as a subquery with a row limit; on lines of its own, so a trailing comment ends there. */
+function limited(sql: string, limits: QueryLimits): string {
+  return `SELECT * FROM (\n${sql}\n) LIMIT ${limits.maxRows + 1}`;
+}
+
+async function prepareOrUndefined(
+  connection: DuckDBConnection,
+  sql: string,
+): Promise<DuckDBPreparedStatement | undefined> {
+  try {
+    const prepared = await connection.prepare(sql);
+    if (prepared.statementType === StatementType.SELECT) return prepared;
+    prepared.destroySync();
+  } catch {
+    // Not a statement the wrapper takes: it runs as written, which reports its own error.
+  }
+  return undefined;
+}
+
+/** `a` and `a_1` side by side: possibly two columns named `a` that the subquery renamed. */
+function mayHoldRenamedColumns(names: readonly string[]): boolean {
+  const present = new Set(names);
+  return names.some((name) => {
+    const match = /^(.*)_\d+$/s.exec(name);
+    return match !== null && present.has(match[1]);
+  });
 }

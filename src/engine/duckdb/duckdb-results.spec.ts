@@ -81,6 +81,43 @@ describe('DuckDB results as JSON', () => {
     expect(result).toMatchObject({ rows: [[0], [1], [2]], truncated: true });
   });
 
+  it('keeps the order of a sorted result under the row limit', async () => {
+    const result = await query(
+      'SELECT i FROM range(10) t(i) ORDER BY i DESC -- newest first',
+      [],
+      4,
+    );
+    expect(result).toMatchObject({ rows: [[9], [8], [7], [6]], truncated: true });
+  });
+
+  it('keeps duplicate column names as the statement writes them', async () => {
+    const result = await query('SELECT 1 AS a, 2 AS a, 3 AS a_1');
+    expect(result.columns.map((column) => column.name)).toEqual(['a', 'a', 'a_1']);
+    expect(result.rows).toEqual([[1, 2, 3]]);
+  });
+
+  it.each([
+    ["COPY (SELECT 1) TO '/tmp/drey-never.csv'", /only queries \(SELECT\) may run here, not COPY/],
+    ['SELEC 1', /syntax error/],
+    ['SELECT * FROM no_such_table', /no_such_table/],
+  ])("reports the statement's own error for %s", async (sql, message) => {
+    await expect(query(sql)).rejects.toThrow(message);
+  });
+
+  it('stops a query over its time limit', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      const slow = 'SELECT count(*) FROM range(100000000000) a(i) WHERE i % 7 = 3';
+      await expect(
+        runDuckdbQuery(connection, slow, [], { timeoutMs: 200, maxRows: 10 }),
+      ).rejects.toMatchObject({ code: 'query_timeout' });
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  });
+
   it.each([
     ['2124.97', 2124.97],
     ['2305.00', 2305],
