@@ -217,18 +217,31 @@ export class ResultCache<T> {
       Math.floor(this.lockMs / 3),
     );
     const ending: Ending = { ttlSeconds: this.options.ttlSeconds, errorMs: ERROR_MS };
+    // Stored, unlocked and announced once the caller has its answer: the response does not wait for
+    // the encoding or for Redis. Until then the lock stands, so other processes wait for the notice.
+    const finish = () => {
+      clearInterval(renewal);
+      void shared.finish(key, this.owner, ending).catch(this.storeFailed);
+    };
+    let value: T;
     try {
-      const value = await compute();
-      this.keep(key, value);
-      const encoded = this.codec.encode(value);
-      if (encoded.length <= this.options.maxEntryBytes) ending.value = encoded;
-      return value;
+      value = await compute();
     } catch (error) {
       ending.error = this.codec.encodeError(error);
+      finish();
       throw error;
-    } finally {
-      clearInterval(renewal);
-      await shared.finish(key, this.owner, ending).catch(this.storeFailed);
     }
+    this.keep(key, value);
+    setImmediate(() => {
+      try {
+        const encoded = this.codec.encode(value);
+        if (encoded.length <= this.options.maxEntryBytes) ending.value = encoded;
+      } catch (error) {
+        // Not stored: the other processes run the query themselves once the lock is freed.
+        this.storeFailed(error);
+      }
+      finish();
+    });
+    return value;
   }
 }
