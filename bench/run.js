@@ -180,7 +180,7 @@ async function report(r) {
     { ...r.direct, note: 'orders_summary statement, a new selection each time' },
     {
       ...r.drey,
-      note: `p50 ${fixed(r.drey.p50 / r.direct.p50, 2)}× direct; ${r.drey.non2xx + r.drey.errors} failed`,
+      note: `p50 ${fixed(r.drey.p50 / r.direct.p50, 2)}× direct (mean ${fixed(r.drey.mean / r.direct.mean, 2)}×, req/s ${fixed(r.drey.rps / r.direct.rps, 2)}×); ${r.drey.non2xx + r.drey.errors} failed`,
     },
     {
       name: '(d) 200 identical cold requests',

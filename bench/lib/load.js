@@ -3,7 +3,7 @@
 const autocannon = require('autocannon');
 
 /**
- * @typedef {{ name: string, rps: number, p50: number, p95: number, p99: number, requests: number,
+ * @typedef {{ name: string, rps: number, mean: number, p50: number, p95: number, p99: number, requests: number,
  *   errors: number, non2xx: number, latencies: number[], seconds: number }} LoadResult
  */
 
@@ -20,6 +20,7 @@ function percentile(sorted, q) {
 function summarize(latencies) {
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
+    mean: sorted.reduce((sum, value) => sum + value, 0) / Math.max(sorted.length, 1),
     p50: percentile(sorted, 0.5),
     p95: percentile(sorted, 0.95),
     p99: percentile(sorted, 0.99),
