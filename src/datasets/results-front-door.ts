@@ -146,7 +146,8 @@ export class ResultsFrontDoor implements OnApplicationBootstrap {
         (answered) => {
           if (!answered) express(request, response);
         },
-        () => express(request, response),
+        // Not expected (errors are answered inside); Express answers unless a reply had begun.
+        () => (response.headersSent ? response.destroy() : express(request, response)),
       );
     });
   }
