@@ -6,6 +6,7 @@ import { Engine } from '@/engine/engine';
 import { rowObjects } from '@/engine/query/query-result';
 import type { CallerView, OptionValue, SelectionValues } from '@/parameters/selection-value';
 import { loadProject } from '@/project/project-loader';
+import { MONTHLY } from '../../test/support/figures';
 
 const EXAMPLE = join(__dirname, '..', '..', 'examples', 'expenses');
 const MANAGER: CallerView = { username: 'alice', isAdmin: false, fields: { role: 'manager' } };
@@ -123,20 +124,7 @@ describe('the example project on the engine', () => {
       { name: 'month', type: 'string', databaseType: 'VARCHAR' },
       { name: 'total_amount', type: 'decimal', databaseType: 'DECIMAL(38,2)' },
     ]);
-    expect(result.rows).toEqual([
-      ['2024-12', 2124.97],
-      ['2024-11', 2664.21],
-      ['2024-10', 2320.8],
-      ['2024-09', 2286.26],
-      ['2024-08', 2546.27],
-      ['2024-07', 2305.0],
-      ['2024-06', 2597.63],
-      ['2024-05', 2799.68],
-      ['2024-04', 2316.73],
-      ['2024-03', 3248.5],
-      ['2024-02', 2531.68],
-      ['2024-01', 2484.43],
-    ]);
+    expect(result.rows).toEqual(MONTHLY);
     expect(result.truncated).toBe(false);
   });
 

@@ -1,21 +1,9 @@
 import type { DatasetCall } from '@/dashboards/template/dataset-passes';
 import type { TemplateDataset } from '@/dashboards/template/helper-input';
+import { MONTHLY } from '../../../../test/support/figures';
 
 /** Monthly totals of the example data, newest first (../shared/data/README.md). */
-export const MONTHLY_TOTALS: [string, number][] = [
-  ['2024-12', 2124.97],
-  ['2024-11', 2664.21],
-  ['2024-10', 2320.8],
-  ['2024-09', 2286.26],
-  ['2024-08', 2546.27],
-  ['2024-07', 2305.0],
-  ['2024-06', 2597.63],
-  ['2024-05', 2799.68],
-  ['2024-04', 2316.73],
-  ['2024-03', 3248.5],
-  ['2024-02', 2531.68],
-  ['2024-01', 2484.43],
-];
+export const MONTHLY_TOTALS: [string, number][] = MONTHLY;
 
 const SUBCATEGORIES: [string, string, number][] = [
   ['Transportation', 'Public Transit', 2100.5],
