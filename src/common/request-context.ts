@@ -52,7 +52,7 @@ export type RequestObserver = (
 ) => void;
 
 /** The request's id: the caller's `X-Request-Id` when short and plain, else a new one. */
-export function newRequestId(incoming: string | string[] | undefined): string {
+function newRequestId(incoming: string | string[] | undefined): string {
   return typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
 }
 

@@ -101,26 +101,6 @@ export class DatasetsService {
   }
 
   /**
-   * The reply to a JSON request when this process answered the same request on this build already (the
-   * body, or a 304), without a query or any serialisation; undefined otherwise. Scope and selections are
-   * checked as for {@link reply}.
-   */
-  async keptReply(
-    caller: Caller,
-    name: string,
-    request: ParameterRequest,
-    ifNoneMatch: string | undefined,
-  ): Promise<ResultReply | undefined> {
-    const options = this.jsonOptions(request);
-    const resolved = await this.resolve(caller, name, request);
-    return this.withBuild(resolved, (keyed) =>
-      Promise.resolve(
-        this.keptPage(keyed, pageKey(keyed.keyText, request.layout, options), ifNoneMatch),
-      ),
-    );
-  }
-
-  /**
    * Runs a dataset for a caller: scope check, validated selections (defaults applied), the model, through
    * the results cache; for services other than the results endpoints.
    */
