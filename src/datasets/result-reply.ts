@@ -21,6 +21,19 @@ async function* asBytes(chunks: AsyncIterable<Uint8Array | string> | Iterable<st
   for await (const chunk of chunks) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 }
 
+/** The headers of a reply, whichever way it is sent. */
+function replyHeaders(reply: ResultReply): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (reply.kind !== 'not-modified') {
+    headers['Content-Type'] = reply.kind === 'body' ? CONTENT_TYPES.json : reply.contentType;
+  }
+  if (reply.etag) headers.ETag = reply.etag;
+  if (reply.kind === 'stream' && reply.filename) {
+    headers['Content-Disposition'] = `attachment; filename="${reply.filename}"`;
+  }
+  return headers;
+}
+
 /**
  * Puts a reply on the wire through Nest. A body is returned as a string (Nest sends it as it is, with the
  * type set here; a Buffer would be JSON-encoded as an array of bytes). A 304 and a stream are web
@@ -28,21 +41,15 @@ async function* asBytes(chunks: AsyncIterable<Uint8Array | string> | Iterable<st
  * the query starts is still answered by the error filter in the layout's shape.
  */
 export function toHttp(reply: ResultReply, response: Response): string | globalThis.Response {
+  const headers = replyHeaders(reply);
   switch (reply.kind) {
     case 'body':
-      response.setHeader('Content-Type', CONTENT_TYPES.json);
-      if (reply.etag) response.setHeader('ETag', reply.etag);
+      for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
       return reply.body;
     case 'not-modified':
-      return new globalThis.Response(null, { status: 304, headers: { ETag: reply.etag } });
-    case 'stream': {
-      const headers: Record<string, string> = { 'Content-Type': reply.contentType };
-      if (reply.etag) headers.ETag = reply.etag;
-      if (reply.filename) {
-        headers['Content-Disposition'] = `attachment; filename="${reply.filename}"`;
-      }
+      return new globalThis.Response(null, { status: 304, headers });
+    case 'stream':
       return new globalThis.Response(ReadableStream.from(asBytes(reply.chunks)), { headers });
-    }
   }
 }
 
@@ -55,26 +62,20 @@ export function toHttp(reply: ResultReply, response: Response): string | globalT
 export async function writeReply(reply: ResultReply, response: ServerResponse): Promise<void> {
   switch (reply.kind) {
     case 'body':
-      response.statusCode = 200;
-      response.setHeader('Content-Type', CONTENT_TYPES.json);
-      if (reply.etag) response.setHeader('ETag', reply.etag);
-      response.setHeader('Content-Length', Buffer.byteLength(reply.body));
+      response.writeHead(200, {
+        ...replyHeaders(reply),
+        'Content-Length': Buffer.byteLength(reply.body),
+      });
       response.end(reply.body);
       return;
     case 'not-modified':
-      response.statusCode = 304;
-      response.setHeader('ETag', reply.etag);
+      response.writeHead(304, replyHeaders(reply));
       response.end();
       return;
     case 'stream': {
       const chunks = asBytes(reply.chunks);
       const first = await chunks.next();
-      response.statusCode = 200;
-      response.setHeader('Content-Type', reply.contentType);
-      if (reply.etag) response.setHeader('ETag', reply.etag);
-      if (reply.filename) {
-        response.setHeader('Content-Disposition', `attachment; filename="${reply.filename}"`);
-      }
+      response.writeHead(200, replyHeaders(reply));
       try {
         for (let step = first; !step.done; step = await chunks.next()) {
           if (response.destroyed) return;
