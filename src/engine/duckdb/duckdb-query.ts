@@ -18,11 +18,11 @@ export class NotAQueryError extends Error {}
  * time limit is enforced with `interrupt()`, which DuckDB honours within milliseconds.
  *
  * A query is run materialized, in one task of the driver, as a subquery under `LIMIT maxRows + 1`, so
- * that a huge result still stops at the limit: under the benchmark's concurrent load it took about 5% less
- * CPU per query than a streaming result read chunk by chunk (4 of 5 alternating runs). The subquery form renames duplicate column names (`a`,
- * `a_1`); when a result may hold such a renaming, and for statements the wrapper does not take (not a
- * query, or SQL the parser rejects), the statement runs as written, streamed, which also gives the
- * statement's own error.
+ * that a huge result still stops at the limit: under the benchmark's concurrent load it took about 5%
+ * less CPU per query than a streaming result read chunk by chunk (4 of 5 alternating runs). The
+ * subquery form renames duplicate column names (`a`, `a_1`); when a result may hold such a renaming, and
+ * for statements the wrapper does not take (not a query, or SQL the parser rejects), the statement runs
+ * as written, streamed, which also gives the statement's own error.
  */
 export async function runDuckdbQuery(
   connection: DuckDBConnection,
