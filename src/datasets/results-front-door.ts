@@ -155,16 +155,17 @@ export class ResultsFrontDoor implements OnApplicationBootstrap {
   /** A request the fast path may answer: a GET of results, as JSON, from the same origin. */
   private candidate(request: IncomingMessage): Candidate | undefined {
     if (request.method !== 'GET' || request.url === undefined) return undefined;
-    // Cross-origin requests get CORS headers from Express; the fast path leaves them to it.
-    if (this.config.corsOrigins.length > 0 && request.headers.origin !== undefined)
-      return undefined;
-    if (negotiateFormat(request.headers.accept) !== 'json') return undefined;
     const url = request.url;
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);
     for (const route of ROUTES) {
       const match = route.pattern.exec(path);
-      if (match) return { route, match, search: mark < 0 ? '' : url.slice(mark + 1) };
+      if (!match) continue;
+      // Cross-origin requests get CORS headers from Express; the fast path leaves them to it.
+      const crossOrigin =
+        this.config.corsOrigins.length > 0 && request.headers.origin !== undefined;
+      if (crossOrigin || negotiateFormat(request.headers.accept) !== 'json') return undefined;
+      return { route, match, search: mark < 0 ? '' : url.slice(mark + 1) };
     }
     return undefined;
   }
