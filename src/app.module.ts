@@ -1,10 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AdminModule } from '@/admin/admin.module';
 import { AuditModule } from '@/audit/audit.module';
 import { AuthModule } from '@/auth/auth.module';
 import { BuildsModule } from '@/builds/builds.module';
 import { CatalogModule } from '@/catalog/catalog.module';
+import { BodyTypeGuard } from '@/common/body-types';
 import { HttpErrorFilter } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
 import { AppConfig } from '@/config/config';
@@ -43,7 +44,10 @@ export class AppModule {
         HealthModule,
         MetricsModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
+        { provide: APP_GUARD, useClass: BodyTypeGuard },
+      ],
     };
   }
 }

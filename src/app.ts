@@ -7,6 +7,7 @@ import { AppModule } from '@/app.module';
 import { InvalidRequestError } from '@/common/errors';
 import { sendError } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
+import { refuseDeepJson } from '@/common/json-depth';
 import { requestLogging } from '@/common/request-context';
 import { MetricsService } from '@/metrics/metrics.service';
 import { AppConfig } from '@/config/config';
@@ -45,7 +46,7 @@ export async function createApp(
 
   const metrics = app.get(MetricsService);
   app.use(requestLogging(logger, (...args) => metrics.observeRequest(...args)));
-  app.use(express.json({ limit: BODY_LIMIT }));
+  app.use(express.json({ limit: BODY_LIMIT, verify: refuseDeepJson }));
   app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
   // A body that does not parse is the client's error, answered in the layout's shape.
   app.use((error: unknown, request: Request, response: Response, next: NextFunction) => {

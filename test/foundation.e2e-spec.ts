@@ -92,6 +92,78 @@ describe('foundation over HTTP (Postgres and Redis)', () => {
     expect(await response.json()).toMatchObject({ statusCode: 400, error: 'invalid_request' });
   });
 
+  it('answers a JSON body nested thousands of levels deep with 400, in both layouts', async () => {
+    const P = '/api/service-v0/project/expenses/v1';
+    const L = '/service-v0/expenses/v1';
+    for (const depth of [33, 5_000, 200_000]) {
+      const body = `{"min_filter":${'['.repeat(depth)}1${']'.repeat(depth)}}`;
+      for (const path of [
+        `${P}/datasets/expenses_by_month/results`,
+        `${P}/datasets/expenses_by_month/parameters`,
+        `${L}/dataset/expenses_by_month`,
+      ]) {
+        const reply = await http(`${t.url}${path}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body,
+        });
+        expect({ depth, path, status: reply.status }).toEqual({ depth, path, status: 400 });
+        const message = 'The request body nests deeper than 32 levels';
+        expect(reply.body).toMatchObject(
+          path.startsWith(L) ? { detail: message } : { error: 'invalid_request', message },
+        );
+      }
+    }
+    // Nesting within the limit is judged by the endpoint as usual.
+    const shallow = await http(`${t.url}${P}/datasets/expenses_by_month/results`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: `{"min_filter":${'['.repeat(31)}1${']'.repeat(31)}}`,
+    });
+    expect(shallow.status).toBe(400);
+    expect(shallow.body.error).toBe('invalid_parameter_selection');
+  });
+
+  it('answers a body of a type the endpoint does not take with 415, in both layouts', async () => {
+    const results = '/api/service-v0/project/expenses/v1/datasets/expenses_by_month/results';
+    const plain = await http(`${t.url}${results}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: 'min_filter=100',
+    });
+    expect(plain.status).toBe(415);
+    expect(plain.body).toEqual({
+      statusCode: 415,
+      error: 'unsupported_media_type',
+      message: 'This endpoint takes a body of type application/json, not text/plain',
+    });
+    const legacy = await http(`${t.url}/service-v0/expenses/v1/dataset/expenses_by_month`, {
+      method: 'POST',
+      body: new URLSearchParams({ min_filter: '100' }),
+    });
+    expect(legacy.status).toBe(415);
+    expect(legacy.body.detail).toContain('application/json');
+    // The login form is a form: JSON there is refused the same way.
+    const login = await http(`${t.url}/api/service-v0/project/expenses/v1/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"username":"admin","password":"x"}',
+    });
+    expect(login.status).toBe(415);
+    expect(login.body.message).toContain(
+      'application/x-www-form-urlencoded or multipart/form-data',
+    );
+    // A JSON body with its charset, and a POST without a body, are taken.
+    const json = await http(`${t.url}${results}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      body: '{"min_filter":100}',
+    });
+    expect(json.status).toBe(200);
+    expect(json.body.total_num_rows).toBe(12);
+    expect((await http(`${t.url}${results}`, { method: 'POST' })).status).toBe(200);
+  });
+
   it('refuses a body over the size limit with 413', async () => {
     const response = await fetch(`${t.url}/health/live`, {
       method: 'POST',

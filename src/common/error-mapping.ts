@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { DomainError, ErrorCode, STATUS_OF } from '@/common/errors';
 import { isUnavailable } from '@/common/unavailable';
+import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '@/common/json-depth';
 
 /** What every error becomes before a layout renders it. */
 export interface ErrorReply {
@@ -19,7 +20,7 @@ const HTTP_CODES: Partial<Record<number, ErrorCode>> = {
   404: 'not_found',
   405: 'not_found',
   413: 'payload_too_large',
-  415: 'invalid_request',
+  415: 'unsupported_media_type',
   429: 'rate_limited',
 };
 
@@ -65,7 +66,9 @@ export function describeError(error: unknown): ErrorReply {
         ? 'The request body is not valid JSON'
         : parser.type === 'entity.too.large'
           ? 'The request body is too large'
-          : 'The request body could not be read';
+          : parser.type === JSON_TOO_DEEP
+            ? `The request body nests deeper than ${MAX_JSON_DEPTH} levels`
+            : 'The request body could not be read';
     return { status: parserStatus, code, message, unexpected: false };
   }
   return internal();

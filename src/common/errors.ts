@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'not_ready'
   | 'rate_limited'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'internal_error';
 
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -46,6 +47,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   not_ready: 503,
   rate_limited: 429,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   internal_error: 500,
 };
 
@@ -94,5 +96,11 @@ export class InvalidTokenError extends DomainError {
 export class NotReadyError extends DomainError {
   constructor(message: string, retryAfterSeconds = 5) {
     super('not_ready', message, retryAfterSeconds);
+  }
+}
+
+export class UnsupportedMediaTypeError extends DomainError {
+  constructor(message: string) {
+    super('unsupported_media_type', message);
   }
 }
