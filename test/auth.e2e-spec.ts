@@ -72,6 +72,54 @@ describe('authentication and tokens', () => {
       expect(reply.body.username).toBe('admin');
     });
 
+    it('takes OAuth2 client credentials in a Basic header (Swagger UI sends empty ones) in both layouts', async () => {
+      const body = new URLSearchParams({ username: 'admin', password: ADMIN_PASSWORD });
+      const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
+      for (const path of [`${P}/login`, `${L}/token`]) {
+        for (const authorization of ['Basic Og==', basic('swagger-ui:a%20secret')]) {
+          const reply = await http(`${t.url}${path}`, {
+            method: 'POST',
+            headers: { Authorization: authorization },
+            body,
+          });
+          expect({ path, authorization, status: reply.status }).toEqual({
+            path,
+            authorization,
+            status: 200,
+          });
+          expect(reply.body.username).toBe('admin');
+        }
+        // Credentials in the body are accepted too.
+        const inBody = await http(`${t.url}${path}`, {
+          method: 'POST',
+          body: new URLSearchParams({
+            ...Object.fromEntries(body),
+            client_id: 'c',
+            client_secret: 's',
+          }),
+        });
+        expect(inBody.status).toBe(200);
+      }
+      const malformed = await http(`${t.url}${P}/login`, {
+        method: 'POST',
+        headers: { Authorization: basic('no-colon') },
+        body,
+      });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body).toMatchObject({ error: 'invalid_request' });
+      const legacyMalformed = await http(`${t.url}${L}/token`, {
+        method: 'POST',
+        headers: { Authorization: 'Basic !!' },
+        body,
+      });
+      expect(legacyMalformed.status).toBe(400);
+      expect(legacyMalformed.body.detail).toContain('client_id:client_secret');
+      // Elsewhere a Basic header is still not a token.
+      const me = await http(`${t.url}${P}/me`, { headers: { Authorization: 'Basic Og==' } });
+      expect(me.status).toBe(401);
+      expect(me.body.error).toBe('invalid_token');
+    });
+
     it('answers the legacy layout without is_admin and with +00:00', async () => {
       const reply = await api.request('POST', `${L}/token`, {
         form: { username: 'admin', password: ADMIN_PASSWORD },

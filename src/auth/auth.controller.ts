@@ -11,10 +11,11 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { NoFilesInterceptor } from '@nestjs/platform-express';
-import { ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { BodyTypes } from '@/common/body-types';
 import type { Request } from 'express';
 import { toTokenRecord, toTokenResponse } from '@/auth/auth.mapper';
-import { CurrentCaller, Public } from '@/auth/auth.decorators';
+import { CurrentCaller, LoginRoute } from '@/auth/auth.decorators';
 import { AuthService } from '@/auth/auth.service';
 import type { Caller } from '@/auth/caller';
 import { ChangePasswordDto } from '@/auth/dto/change-password.dto';
@@ -33,11 +34,11 @@ export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
   /** OAuth 2.0 password flow: a login token that lives for TOKEN_EXPIRE_MINUTES. */
-  @Public()
+  @LoginRoute()
   @Post('login')
   @HttpCode(200)
   @UseInterceptors(NoFilesInterceptor())
-  @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data')
+  @BodyTypes('application/x-www-form-urlencoded', 'multipart/form-data')
   @ApiOkResponse({ type: TokenResponseDto })
   async login(@Body() form: LoginFormDto, @Req() request: Request): Promise<TokenResponseDto> {
     return toTokenResponse(await this.auth.login(form, clientAddress(request)));

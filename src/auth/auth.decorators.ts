@@ -3,11 +3,16 @@ import type { Request } from 'express';
 import { ANONYMOUS, Caller } from '@/auth/caller';
 
 /** How a route treats tokens; routes are closed (`signed-in`) unless marked. */
-export type Access = 'none' | 'optional' | 'signed-in' | 'admin';
+export type Access = 'none' | 'optional' | 'login' | 'signed-in' | 'admin';
 export const ACCESS = 'drey:access';
 
 /** The route needs no token; a token that is present must still be valid. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(ACCESS, 'optional');
+/**
+ * The login form: public, and a Basic `Authorization` header carries the OAuth client's credentials
+ * (RFC 6749 2.3.1), never a token; a bearer token that is present must still be valid.
+ */
+export const LoginRoute = (): MethodDecorator & ClassDecorator => SetMetadata(ACCESS, 'login');
 /** Scope decides (public datasets): same token handling as {@link Public}. */
 export const OptionalAuth = Public;
 /** Only administrators. */

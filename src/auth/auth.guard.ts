@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { ACCESS, Access, setCaller } from '@/auth/auth.decorators';
 import { ANONYMOUS, Caller } from '@/auth/caller';
+import { basicClientCredentials, isBasicAuthorization } from '@/auth/client-credentials';
 import { SsoService } from '@/auth/sso/sso.service';
 import { TokensService } from '@/auth/tokens.service';
 import { AuthenticationRequiredError, ForbiddenError, InvalidTokenError } from '@/common/errors';
@@ -31,11 +32,11 @@ export class AuthGuard implements CanActivate {
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
 
-    const caller = await this.identify(request);
+    const caller = await this.identify(request, access);
     setCaller(request, caller);
     response.setHeader('Applied-Username', caller.username ?? '');
 
-    if (access === 'optional') return true;
+    if (access === 'optional' || access === 'login') return true;
     if (caller.username === null) throw new AuthenticationRequiredError();
     if (access === 'admin' && !caller.isAdmin) {
       throw new ForbiddenError('This endpoint is for administrators');
@@ -47,8 +48,14 @@ export class AuthGuard implements CanActivate {
    * A bearer token wins; without one, identity headers from a trusted proxy count. Drey's own tokens are
    * HS256; any other algorithm is an identity provider's token (when OIDC is configured).
    */
-  private async identify(request: Request): Promise<Caller> {
-    const token = bearerToken(request.headers.authorization);
+  private async identify(request: Request, access: Access): Promise<Caller> {
+    const header = request.headers.authorization;
+    if (access === 'login' && isBasicAuthorization(header)) {
+      // Accepted and not checked (decisions.md): only a malformed header is refused.
+      basicClientCredentials(header as string);
+      return ANONYMOUS;
+    }
+    const token = bearerToken(header);
     if (token === undefined) return (await this.sso.fromHeaders(request)) ?? ANONYMOUS;
     if (jwtAlgorithm(token) === 'HS256' || !this.sso.oidcEnabled) {
       return this.tokens.authenticate(token);

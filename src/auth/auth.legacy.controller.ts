@@ -1,9 +1,10 @@
 import { Body, Controller, HttpCode, Post, Req, UseInterceptors } from '@nestjs/common';
 import { NoFilesInterceptor } from '@nestjs/platform-express';
-import { ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { BodyTypes } from '@/common/body-types';
 import type { Request } from 'express';
 import { toLegacyTokenResponse } from '@/auth/auth.mapper';
-import { Public } from '@/auth/auth.decorators';
+import { LoginRoute } from '@/auth/auth.decorators';
 import { AuthService } from '@/auth/auth.service';
 import { LegacyTokenResponseDto } from '@/auth/dto/token-response.dto';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
@@ -18,11 +19,11 @@ export class AuthLegacyController {
   constructor(private readonly auth: AuthService) {}
 
   /** Legacy login: the same token, answered without `is_admin` and with a `+00:00` expiry. */
-  @Public()
+  @LoginRoute()
   @Post('token')
   @HttpCode(200)
   @UseInterceptors(NoFilesInterceptor())
-  @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data')
+  @BodyTypes('application/x-www-form-urlencoded', 'multipart/form-data')
   @ApiOkResponse({ type: LegacyTokenResponseDto })
   async token(
     @Body() form: LoginFormDto,
