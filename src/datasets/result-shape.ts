@@ -63,7 +63,10 @@ export function shapeResult(
     });
   }
   const start = Math.max(0, options.offset - held.offset);
-  const page = result.rows.slice(start, Math.max(start, options.offset + options.limit - held.offset));
+  const page = result.rows.slice(
+    start,
+    Math.max(start, options.offset + options.limit - held.offset),
+  );
   const chosen = indexes.map((index) => names[index]);
   let data: DatasetResult['data'];
   switch (options.orientation) {
