@@ -11,7 +11,13 @@ import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import { MetricsService } from '@/metrics/metrics.service';
 
 /** How a request was answered: a kept page, or where its result came from (see {@link Outcome}). */
-type Answer = 'page' | Outcome | 'uncacheable';
+export type Answer = 'page' | Outcome | 'uncacheable';
+
+/**
+ * What a query computes: `result`, a result's whole rows when it is small, else its columns and row count;
+ * `page`, one window of the rows of a larger result; `stream`, a CSV or NDJSON export.
+ */
+type QueryKind = 'result' | 'page' | 'stream';
 
 const STORE_WARNING_EVERY_MS = 10_000;
 
@@ -50,7 +56,7 @@ export class DatasetResultCache {
     });
     this.executions = new Counter({
       name: 'drey_dataset_query_executions_total',
-      help: 'Dataset queries run, by dataset and kind (result: whole results; stream: CSV and NDJSON exports)',
+      help: 'Dataset queries run, by dataset and kind (result: whole results, or the row count of a large one; page: a page of a large result; stream: CSV and NDJSON exports)',
       labelNames: ['dataset', 'kind'],
       registers: [metrics.registry],
     });
@@ -75,21 +81,28 @@ export class DatasetResultCache {
     this.cache.keepPage(pageKey, page);
   }
 
-  /** The whole result of `key`, from the cache or from one execution shared by concurrent requests. */
+  /**
+   * The value of `key` (a result or a page of one, see {@link QueryKind}), from the cache or from one
+   * execution shared by concurrent requests, with how it was found; the caller counts the answer that
+   * gave the request its rows ({@link answered}), once per request.
+   */
   async get(
     dataset: string,
     key: string,
     compute: () => Promise<CachedRun>,
     cacheable: boolean,
-  ): Promise<CachedRun> {
+    kind: 'result' | 'page' = 'result',
+  ): Promise<{ value: CachedRun; answer: Answer }> {
     const { value, outcome } = await this.cache.get(
       key,
-      () => this.timed(dataset, key, compute),
+      () => this.timed(dataset, key, compute, kind),
       cacheable,
     );
-    const answer: Answer = cacheable || outcome !== 'executed' ? outcome : 'uncacheable';
+    return { value, answer: cacheable || outcome !== 'executed' ? outcome : 'uncacheable' };
+  }
+
+  answered(dataset: string, answer: Answer): void {
     this.answers.inc({ dataset, outcome: answer });
-    return value;
   }
 
   /** Counts, times and logs an export's query, which runs as long as its rows are being read. */
@@ -118,19 +131,20 @@ export class DatasetResultCache {
     dataset: string,
     key: string,
     compute: () => Promise<CachedRun>,
+    kind: 'result' | 'page',
   ): Promise<CachedRun> {
-    this.executions.inc({ dataset, kind: 'result' });
+    this.executions.inc({ dataset, kind });
     const started = performance.now();
     const run = await compute();
     const seconds = (performance.now() - started) / 1000;
-    this.durations.observe({ dataset, kind: 'result' }, seconds);
-    this.logExecution(dataset, 'result', run.result.rows.length, seconds, key);
+    this.durations.observe({ dataset, kind }, seconds);
+    this.logExecution(dataset, kind, run.total ?? run.result.rows.length, seconds, key);
     return run;
   }
 
   private logExecution(
     dataset: string,
-    kind: 'result' | 'stream',
+    kind: QueryKind,
     rows: number,
     seconds: number,
     key?: string,

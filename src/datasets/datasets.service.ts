@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@/auth/caller';
 import { callerView, requireScope } from '@/auth/scope';
 import { APP_CONFIG, AppConfig } from '@/config/config';
-import { DatasetResultCache } from '@/datasets/dataset-result-cache';
+import { InvalidRequestError } from '@/common/errors';
+import { Answer, DatasetResultCache } from '@/datasets/dataset-result-cache';
 import type { CachedRun } from '@/datasets/result-codec';
 import { currentJson, legacyJson } from '@/datasets/result-json';
 import {
@@ -16,28 +17,18 @@ import {
 } from '@/datasets/result-keys';
 import { parseResultOptions, ResultOptions } from '@/datasets/result-options';
 import type { ResultReply } from '@/datasets/result-reply';
-import { SchemaField, schemaFields } from '@/datasets/result-shape';
+import { HeldRows, SchemaField, schemaFields } from '@/datasets/result-shape';
 import { encodeRows, streamOptions } from '@/datasets/result-streams';
 import { CONTENT_TYPES, ResultFormat } from '@/datasets/stream-formats';
 import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
-import type { QueryResult } from '@/engine/query/query-result';
+import type { QueryResult, RowWindow } from '@/engine/query/query-result';
 import { ParametersService } from '@/parameters/parameters.service';
 import type { ParameterRequest } from '@/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/parameters/selection-value';
 import { findItem } from '@/project/items';
 import { DatasetSpec, Project, findModel } from '@/project/project';
 import { PROJECT } from '@/project/project.tokens';
-
-/**
- * A dataset's whole result for one request's selections, with its schema fields. The result may be shared
- * with other requests through the cache: read it, never change it.
- */
-export interface DatasetRun {
-  dataset: DatasetSpec;
-  result: QueryResult;
-  fields: SchemaField[];
-}
 
 /** What the request asks of the reply besides its selections. */
 export interface ReplyWants {
@@ -52,6 +43,16 @@ interface Resolved {
   selections: SelectionValues;
   view: CallerView;
 }
+
+/**
+ * Results of up to this many rows are read in one query and kept whole, so that any page of them is cut
+ * from memory; larger ones are answered a page at a time. Reading that many rows costs a few milliseconds
+ * and a few megabytes; a larger result's first request reads them once, before counting its rows.
+ */
+export const WHOLE_RESULT_ROWS = 10_000;
+
+/** A result as the cache gave it (see {@link CachedRun}), with how it was found. */
+type Summary = CachedRun & { answer: Answer };
 
 /** A resolved request keyed on the build it is served from. */
 interface Keyed extends Resolved {
@@ -75,8 +76,10 @@ export class DatasetsService {
 
   /**
    * `P/datasets/{dataset}/results` and the legacy `dataset/{name}`: a kept response when the same request
-   * was answered on this build, else a page of the cached whole result, else one query shared by every
-   * identical request running at the time. CSV and NDJSON stream every row instead (not cached).
+   * was answered on this build, else a page cut from the cached result, else one query shared by every
+   * identical request running at the time. A result of more than {@link WHOLE_RESULT_ROWS} rows is not
+   * kept whole: its row count is, and each page is read with LIMIT/OFFSET and kept apart. CSV and NDJSON
+   * stream every row instead (not cached).
    */
   async reply(
     caller: Caller,
@@ -98,16 +101,6 @@ export class DatasetsService {
           this.freshPage(keyed, page, options, wants.ifNoneMatch),
       );
     });
-  }
-
-  /**
-   * Runs a dataset for a caller: scope check, validated selections (defaults applied), the model, through
-   * the results cache; for services other than the results endpoints.
-   */
-  async run(caller: Caller, name: string, request: ParameterRequest): Promise<DatasetRun> {
-    const resolved = await this.resolve(caller, name, request);
-    const run = await this.withBuild(resolved, (keyed) => this.whole(keyed));
-    return { dataset: resolved.dataset, result: run.result, fields: run.fields };
   }
 
   /** The paging built-ins of the current layout; the legacy layout has none (every row). */
@@ -134,8 +127,7 @@ export class DatasetsService {
     // Results that may change between runs have no ETag: their next bytes may differ.
     const etag = keyed.cacheable ? etagOf(page) : undefined;
     if (etag && etagMatches(ifNoneMatch, etag)) return { kind: 'not-modified', etag };
-    const run = await this.whole(keyed);
-    const json = options ? currentJson(run, options) : legacyJson(run);
+    const json = options ? await this.currentPage(keyed, options) : await this.legacyWhole(keyed);
     if (typeof json !== 'string') {
       return { kind: 'stream', contentType: CONTENT_TYPES.json, chunks: json, etag };
     }
@@ -143,6 +135,72 @@ export class DatasetsService {
     return { kind: 'body', body: json, etag };
   }
 
+  private async currentPage(
+    keyed: Keyed,
+    options: ResultOptions,
+  ): Promise<string | Iterable<string>> {
+    const summary = await this.summary(keyed);
+    const { run, held } = await this.rows(keyed, summary, options);
+    return currentJson(run, options, held);
+  }
+
+  /**
+   * Every row, as the legacy layout answers, within the cap of one page: a larger result is a 400 that
+   * names the cap and the ways to read every row.
+   */
+  private async legacyWhole(keyed: Keyed): Promise<string | Iterable<string>> {
+    const summary = await this.summary(keyed);
+    const total = summary.total ?? summary.result.rows.length;
+    const max = this.config.maxResultRows;
+    if (total > max) {
+      this.cache.answered(keyed.dataset.name, summary.answer);
+      throw new InvalidRequestError(
+        `The result has ${total} rows, more than one response may hold (MAX_RESULT_ROWS, ${max}): ` +
+          'narrow the selections, page it in the current layout (x_offset, x_limit), or ask for ' +
+          'text/csv or application/x-ndjson, which stream every row',
+      );
+    }
+    const { run } = await this.rows(keyed, summary, { offset: 0, limit: total });
+    return legacyJson(run);
+  }
+
+  /**
+   * The rows `window` asks of a result: the whole result when it is kept whole, else that page of it (read
+   * and kept apart), none when the window holds no row. Counts the request's answer once.
+   */
+  private async rows(
+    keyed: Keyed,
+    summary: Summary,
+    window: RowWindow,
+  ): Promise<{ run: CachedRun; held?: HeldRows }> {
+    const { dataset, selections, view, environment } = keyed;
+    const total = summary.total;
+    const limit = total === undefined ? 0 : Math.min(window.limit, total - window.offset);
+    if (total === undefined || limit <= 0) {
+      this.cache.answered(dataset.name, summary.answer);
+      return { run: summary, held: total === undefined ? undefined : { offset: 0, total } };
+    }
+    const offset = window.offset;
+    const { value, answer } = await this.cache.get(
+      dataset.name,
+      `${this.storeKeyOf(keyed)}:rows:${offset}:${limit}`,
+      async () => {
+        const page = await this.engine.pageDataset(
+          dataset.name,
+          selections,
+          view,
+          { offset, limit },
+          environment,
+        );
+        // The summary's columns: a page's own names could differ where the subquery renamed duplicates.
+        return { result: { ...page, columns: summary.result.columns }, fields: summary.fields };
+      },
+      keyed.cacheable,
+      'page',
+    );
+    this.cache.answered(dataset.name, answer);
+    return { run: value, held: { offset, total } };
+  }
   private async resolve(
     caller: Caller,
     name: string,
@@ -184,17 +242,36 @@ export class DatasetsService {
     }
   }
 
-  private whole(keyed: Keyed): Promise<CachedRun> {
+  private storeKeyOf(keyed: Keyed): string {
+    return storeKey(keyed.buildId, keyed.dataset.name, keyed.keyText);
+  }
+
+  /**
+   * A result kept whole when it has at most {@link WHOLE_RESULT_ROWS} rows (read in one query under a row
+   * limit, the common case), else its columns and row count: the rows it read are let go and each page is
+   * read on its own, so that memory never holds a large result.
+   */
+  private async summary(keyed: Keyed): Promise<Summary> {
     const { dataset, selections, view, environment } = keyed;
-    return this.cache.get(
+    const { value, answer } = await this.cache.get(
       dataset.name,
-      storeKey(keyed.buildId, dataset.name, keyed.keyText),
+      this.storeKeyOf(keyed),
       async () => {
-        const result = await this.engine.runDataset(dataset.name, selections, view, environment);
-        return { result, fields: this.fieldsOf(dataset, result) };
+        const probe = await this.engine.runDataset(
+          dataset.name,
+          selections,
+          view,
+          environment,
+          WHOLE_RESULT_ROWS,
+        );
+        const fields = this.fieldsOf(dataset, probe);
+        if (!probe.truncated) return { result: probe, fields };
+        const total = await this.engine.countDataset(dataset.name, selections, view, environment);
+        return { result: { ...probe, rows: [] }, fields, total };
       },
       keyed.cacheable,
     );
+    return { ...value, answer };
   }
 
   private exportReply(

@@ -4,10 +4,16 @@ import type { SchemaField } from '@/datasets/result-shape';
 import type { QueryResult } from '@/engine/query/query-result';
 import { ModelRunError } from '@/engine/query/run-queries';
 
-/** A dataset's whole result as the cache keeps it: every page, shape and layout is made from it. */
+/**
+ * A dataset's result as the cache keeps it. A small result is kept whole (every page, shape and layout is
+ * made from it); a larger one is kept as its columns and row count (`total`, with no rows), and each page
+ * of its rows apart, as a run whose `result.rows` are that page's.
+ */
 export interface CachedRun {
   result: QueryResult;
   fields: SchemaField[];
+  /** Set for a result larger than is kept whole: its row count (`result.rows` is then empty). */
+  total?: number;
 }
 
 type EncodedError =

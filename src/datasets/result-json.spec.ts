@@ -50,6 +50,34 @@ describe('currentJson', () => {
     );
   });
 
+  it.each([
+    ['records', 3, 10],
+    ['columns', 9000, WHOLE_PAGE_ROWS + 900],
+    ['rows', 1000, 0],
+  ])(
+    'answers a %s page of a large result from that page alone, as from the whole (offset %d, limit %d)',
+    (orientation, offset, limit) => {
+      const options = parseResultOptions(
+        { x_orientation: orientation, x_offset: String(offset), x_limit: String(limit) },
+        100000,
+      );
+      const total = run.result.rows.length;
+      const held = run.result.rows.slice(offset, offset + limit);
+      const page = { ...run, result: { ...run.result, rows: held } };
+      const json = JSON.parse(text(currentJson(page, options, { offset, total })));
+      expect(json).toEqual(JSON.parse(text(currentJson(run, options))));
+      expect(json.total_num_rows).toBe(total);
+    },
+  );
+
+  it('answers a page past the end with no rows and the true total', () => {
+    const options = parseResultOptions({ x_offset: '5000000', x_limit: '10' }, 100000);
+    const empty = { ...run, result: { ...run.result, rows: [] } };
+    const json = JSON.parse(text(currentJson(empty, options, { offset: 0, total: 2_000_000 })));
+    expect(json).toMatchObject({ total_num_rows: 2_000_000, data: [] });
+    expect(json.data_details.num_rows).toBe(0);
+  });
+
   it('refuses an unknown column before writing anything', () => {
     const options = parseResultOptions({ x_select: 'nope', x_limit: '100000' }, 100000);
     expect(() => currentJson(run, options)).toThrow('unknown column "nope"');

@@ -1,6 +1,6 @@
 import type { ResultOptions } from '@/datasets/result-options';
 import type { CachedRun } from '@/datasets/result-codec';
-import { legacyResult, shapeResult } from '@/datasets/result-shape';
+import { HeldRows, legacyResult, shapeResult } from '@/datasets/result-shape';
 
 /** Pages up to this many rows are serialised whole (and kept); larger ones are written in pieces. */
 export const WHOLE_PAGE_ROWS = 5000;
@@ -17,13 +17,18 @@ function inner(json: string): string {
  * bytes as pieces of a few hundred rows for a large one, so that no single giant string is built. Throws
  * (an unknown `x_select` column) before returning, never while the pieces are written.
  */
-export function currentJson(run: CachedRun, options: ResultOptions): string | Iterable<string> {
-  const total = run.result.rows.length;
-  const count = Math.max(0, Math.min(options.limit, total - options.offset));
-  if (count <= WHOLE_PAGE_ROWS) return JSON.stringify(shapeResult(run.result, run.fields, options));
-  const head = shapeResult(run.result, run.fields, { ...options, limit: 0 });
+export function currentJson(
+  run: CachedRun,
+  options: ResultOptions,
+  held: HeldRows = { offset: 0, total: run.result.rows.length },
+): string | Iterable<string> {
+  const count = Math.max(0, Math.min(options.limit, held.total - options.offset));
+  if (count <= WHOLE_PAGE_ROWS) {
+    return JSON.stringify(shapeResult(run.result, run.fields, options, held));
+  }
+  const head = shapeResult(run.result, run.fields, { ...options, limit: 0 }, held);
   head.data_details.num_rows = count;
-  return currentPieces(run, options, count, head);
+  return currentPieces(run, options, count, head, held);
 }
 
 function* currentPieces(
@@ -31,6 +36,7 @@ function* currentPieces(
   options: ResultOptions,
   count: number,
   head: ReturnType<typeof shapeResult>,
+  held: HeldRows,
 ): Generator<string> {
   const { data, ...rest } = head;
   yield `${JSON.stringify(rest).slice(0, -1)},"data":${Array.isArray(data) ? '[' : '{'}`;
@@ -39,7 +45,7 @@ function* currentPieces(
     for (let done = 0; done < count; done += PIECE_ROWS) {
       const limit = Math.min(PIECE_ROWS, count - done);
       const part = { ...options, select, offset: options.offset + done, limit };
-      yield shapeResult(run.result, run.fields, part).data;
+      yield shapeResult(run.result, run.fields, part, held).data;
     }
   }
   if (options.orientation === 'columns') {

@@ -36,14 +36,22 @@ export function schemaFields(
   });
 }
 
+/** Which rows of a whole result a query result holds: from row `offset`, of `total` rows in all. */
+export interface HeldRows {
+  offset: number;
+  total: number;
+}
+
 /**
- * The current layout's dataset result from a whole query result: total before paging, then `x_select`,
+ * The current layout's dataset result from a query result: total before paging, then `x_select`,
  * `x_offset`, `x_limit` and the orientation. Pure, so that a cached result serves any page without a query.
+ * `held` says which rows `result` holds when it is not the whole result (a page of a large one).
  */
 export function shapeResult(
   result: QueryResult,
   fields: SchemaField[],
   options: ResultOptions,
+  held: HeldRows = { offset: 0, total: result.rows.length },
 ): DatasetResult {
   const names = result.columns.map((column) => column.name);
   let indexes = names.map((_, index) => index);
@@ -54,7 +62,11 @@ export function shapeResult(
       return index;
     });
   }
-  const page = result.rows.slice(options.offset, options.offset + options.limit);
+  const start = Math.max(0, options.offset - held.offset);
+  const page = result.rows.slice(
+    start,
+    Math.max(start, options.offset + options.limit - held.offset),
+  );
   const chosen = indexes.map((index) => names[index]);
   let data: DatasetResult['data'];
   switch (options.orientation) {
@@ -74,7 +86,7 @@ export function shapeResult(
   }
   return {
     schema: { fields: indexes.map((index) => fields[index]) },
-    total_num_rows: result.rows.length,
+    total_num_rows: held.total,
     data_details: { num_rows: page.length, orientation: options.orientation },
     data,
   };

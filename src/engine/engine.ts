@@ -10,10 +10,17 @@ import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import type { Environment, Lease } from '@/engine/environment/environment';
 import { EnvironmentManager } from '@/engine/environment/environment-manager';
 import { CompiledDataset, compileDataset } from '@/engine/compile';
-import { composeModel, RequestValues } from '@/engine/query/model-sql';
+import { ComposedQuery, composeModel, RequestValues } from '@/engine/query/model-sql';
 import { ModelReads, modelReads } from '@/engine/query/model-reads';
-import type { JsonValue, QueryResult } from '@/engine/query/query-result';
-import { queryAdhoc, queryBuilt, runComposed, streamComposed } from '@/engine/query/run-queries';
+import type { JsonValue, QueryResult, RowWindow } from '@/engine/query/query-result';
+import {
+  countQuery,
+  queryAdhoc,
+  queryBuilt,
+  runComposed,
+  streamComposed,
+  windowQuery,
+} from '@/engine/query/run-queries';
 import type { CallerView, SelectionValues } from '@/parameters/selection-value';
 import { DatasetSpec, findDataset, Project } from '@/project/project';
 
@@ -142,16 +149,43 @@ export class Engine {
   }
 
   /**
-   * Runs a dataset's model; the whole result, so that the caller counts and pages it without rerunning. On
-   * `environment` when given (a lease the caller holds), else on the current one.
+   * Runs a dataset's model: its first `maxRows` rows (`MAX_RESULT_ROWS` unless given), `truncated` when
+   * there are more. On `environment` when given (a lease the caller holds), else on the current one.
    */
   async runDataset(
     name: string,
     selections: SelectionValues,
     caller: CallerView,
     environment?: Environment,
+    maxRows = this.limits.maxRows,
   ): Promise<QueryResult> {
-    return this.runModel(this.datasetOf(name).model, selections, caller, environment);
+    return this.runModel(this.datasetOf(name).model, selections, caller, environment, maxRows);
+  }
+
+  /** The rows of `window` of a dataset's result (at most `window.limit`), in the result's order. */
+  pageDataset(
+    name: string,
+    selections: SelectionValues,
+    caller: CallerView,
+    window: RowWindow,
+    environment?: Environment,
+  ): Promise<QueryResult> {
+    const model = this.datasetOf(name).model;
+    const composed = windowQuery(composeModel(this.project, model, { selections, caller }), window);
+    return this.runOn(model, composed, environment, { ...this.limits, maxRows: window.limit });
+  }
+
+  /** The number of rows of a dataset's result, counted by the database. */
+  async countDataset(
+    name: string,
+    selections: SelectionValues,
+    caller: CallerView,
+    environment?: Environment,
+  ): Promise<number> {
+    const model = this.datasetOf(name).model;
+    const composed = countQuery(composeModel(this.project, model, { selections, caller }));
+    const result = await this.runOn(model, composed, environment, { ...this.limits, maxRows: 1 });
+    return Number(result.rows[0]?.[0] ?? 0);
   }
 
   runModel(
@@ -159,14 +193,24 @@ export class Engine {
     selections: SelectionValues,
     caller: CallerView,
     environment?: Environment,
+    maxRows = this.limits.maxRows,
   ): Promise<QueryResult> {
     const composed = composeModel(this.project, model, { selections, caller });
+    return this.runOn(model, composed, environment, { ...this.limits, maxRows });
+  }
+
+  private runOn(
+    model: string,
+    composed: ComposedQuery,
+    environment: Environment | undefined,
+    limits: QueryLimits,
+  ): Promise<QueryResult> {
     return runComposed(
       model,
       composed,
       (work) => (environment ? work(environment) : this.environments.use(work)),
       this.connections,
-      this.limits,
+      limits,
     );
   }
 

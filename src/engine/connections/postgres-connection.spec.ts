@@ -179,6 +179,15 @@ describe('a postgres connection (PGlite)', () => {
     expect(filtered.rows.map((row) => row[0])).toEqual([2]);
   });
 
+  it('counts and pages a dbview model on its connection, the window bound after the selections', async () => {
+    const selections = live('x');
+    expect(await engine.countDataset('live', selections, CALLER)).toBe(2);
+    const page = await engine.pageDataset('live', selections, CALLER, { offset: 1, limit: 1 });
+    expect(page.rows.map((row) => row[0])).toEqual([2]);
+    const past = await engine.pageDataset('live', selections, CALLER, { offset: 2, limit: 5 });
+    expect(past.rows).toEqual([]);
+  });
+
   it('compiles a dbview with the table of its source and placeholders', () => {
     const compiled = engine.compileDataset('live', live('x'), CALLER);
     expect(compiled.target).toEqual({ kind: 'connection', connection: 'warehouse' });

@@ -22,6 +22,12 @@ export interface QueryResult {
   truncated: boolean;
 }
 
+/** Rows `offset` to `offset + limit - 1` of a result (fewer at its end). */
+export interface RowWindow {
+  offset: number;
+  limit: number;
+}
+
 /** One page of rows as objects keyed by column name. */
 export function rowObjects(
   result: Pick<QueryResult, 'columns' | 'rows'>,

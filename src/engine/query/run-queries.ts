@@ -8,7 +8,7 @@ import {
   renderBuiltSql,
   RequestValues,
 } from '@/engine/query/model-sql';
-import { JsonValue, QueryResult, rowObjects } from '@/engine/query/query-result';
+import { JsonValue, QueryResult, RowWindow, rowObjects } from '@/engine/query/query-result';
 import { DomainError } from '@/common/errors';
 import { TemplateRenderError } from '@/engine/templating/sql-renderer';
 import { TemplateUseError } from '@/engine/templating/binder';
@@ -62,6 +62,36 @@ export async function runComposed(
     if (error instanceof DomainError) throw error;
     throw new ModelRunError(model, messageOf(error));
   }
+}
+
+/**
+ * The rows of `window` of a composed query: the statement as a subquery under `LIMIT $n OFFSET $m`, both
+ * bound like the selections (the SQL text is the same for every page, so the driver prepares one shape).
+ * The subquery's order is the statement's own (DuckDB keeps insertion order, and an ORDER BY inside).
+ * Written for both DuckDB and Postgres, which read `$n` placeholders and this clause alike.
+ */
+export function windowQuery(composed: ComposedQuery, window: RowWindow): ComposedQuery {
+  const next = composed.binds.length + 1;
+  return {
+    target: composed.target,
+    sql: `SELECT * FROM (\n${composed.sql}\n) AS drey_window LIMIT $${next} OFFSET $${next + 1}`,
+    binds: [
+      ...composed.binds,
+      { type: 'integer', value: window.limit },
+      { type: 'integer', value: window.offset },
+    ],
+    parts: [],
+  };
+}
+
+/** The number of rows a composed query yields, counted by the database without reading them. */
+export function countQuery(composed: ComposedQuery): ComposedQuery {
+  return {
+    target: composed.target,
+    sql: `SELECT count(*) AS total FROM (\n${composed.sql}\n) AS drey_count`,
+    binds: composed.binds,
+    parts: [],
+  };
 }
 
 /**
