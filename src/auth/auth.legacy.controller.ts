@@ -7,7 +7,7 @@ import { Public } from '@/auth/auth.decorators';
 import { AuthService } from '@/auth/auth.service';
 import { LegacyTokenResponseDto } from '@/auth/dto/token-response.dto';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
-import { ApiProjectPath } from '@/common/api-docs';
+import { ApiLegacyErrors, ApiProjectPath, BODY_ERRORS, COMMON_ERRORS } from '@/common/api-docs';
 import { clientAddress } from '@/common/client-address';
 import { LEGACY } from '@/common/routes';
 
@@ -24,6 +24,7 @@ export class AuthLegacyController {
   @UseInterceptors(NoFilesInterceptor())
   @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data')
   @ApiOkResponse({ type: LegacyTokenResponseDto })
+  @ApiLegacyErrors(...COMMON_ERRORS, ...BODY_ERRORS, 429)
   async token(
     @Body() form: LoginFormDto,
     @Req() request: Request,

@@ -11,7 +11,7 @@ import {
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiProjectPath, ApiToken, BODY_ERRORS, COMMON_ERRORS } from '@/common/api-docs';
 import { CURRENT } from '@/common/routes';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';
@@ -31,6 +31,7 @@ const SELECTIONS_BODY = {
 @ApiProjectPath()
 @ApiToken()
 @OptionalAuth()
+@ApiErrors(...COMMON_ERRORS, 400, 403)
 @Controller(CURRENT)
 export class DashboardsController {
   constructor(private readonly dashboards: DashboardsService) {}
@@ -50,6 +51,7 @@ export class DashboardsController {
 
   @Post('dashboards/:dashboard/results')
   @HttpCode(200)
+  @ApiErrors(...BODY_ERRORS)
   @DashboardResult()
   @ApiBody(SELECTIONS_BODY)
   async resultsPost(
