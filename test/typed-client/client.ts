@@ -1,0 +1,122 @@
+/**
+ * A client of Drey written only against the types that openapi-typescript generates from the running
+ * service's `/docs-json`: no cast, no `any`, no non-null assertion. If the document describes a response
+ * loosely, this file does not compile under `--strict`; if the service answers something else than the
+ * document says, a check below fails and the program exits non-zero. test/typed-client.e2e-spec.ts
+ * generates the types (the module `drey-openapi`), type-checks this file and runs it.
+ *
+ * Usage: node client.js <base url> <admin password>
+ */
+import createClient from 'openapi-fetch';
+import type { paths } from 'drey-openapi';
+
+function check(condition: boolean, what: string): asserts condition {
+  if (!condition) throw new Error(`unexpected answer: ${what}`);
+}
+
+async function main(baseUrl: string, password: string): Promise<void> {
+  const path = { project: 'expenses', version: 'v1' };
+  const anonymous = createClient<paths, 'application/json'>({ baseUrl });
+
+  // Login: the OAuth2 password form.
+  const login = await anonymous.POST('/api/service-v0/project/{project}/{version}/login', {
+    params: { path },
+    body: { username: 'admin', password, grant_type: 'password' },
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  });
+  check(login.data !== undefined, `login answered ${login.response.status}`);
+  check(login.data.token_type === 'bearer' && login.data.is_admin, 'an admin bearer token');
+  const client = createClient<paths, 'application/json'>({
+    baseUrl,
+    headers: { Authorization: `Bearer ${login.data.access_token}` },
+  });
+
+  // The catalog: each dataset with its schema and parameters.
+  const catalog = await client.GET('/api/service-v0/project/{project}/{version}/data-catalog', {
+    params: { path },
+  });
+  check(catalog.data !== undefined, 'a catalog');
+  const byMonth = catalog.data.datasets.find((dataset) => dataset.name === 'expenses_by_month');
+  check(byMonth !== undefined, 'expenses_by_month in the catalog');
+  check(byMonth.parameters.includes('start_date'), 'its parameters');
+  check(
+    byMonth.schema.fields.map((field) => `${field.name}:${field.type}`).join() ===
+      'month:string,total_amount:decimal',
+    'its schema',
+  );
+
+  // The parameters of a dataset, for a selection: typed widgets.
+  const parameters = await client.GET(
+    '/api/service-v0/project/expenses/v1/datasets/expenses_grouped/parameters',
+    { params: { query: { group_by: 'month', x_parent_param: 'group_by' } } },
+  );
+  check(parameters.data !== undefined, 'parameters');
+  const groupBy = parameters.data.parameters.find((widget) => widget.name === 'group_by');
+  check(groupBy?.widget_type === 'single_select', 'group_by is a single select');
+  check(groupBy.selected_id === 'month', `group_by selected, got ${groupBy.selected_id}`);
+  check(
+    groupBy.options.some((option) => option.label === 'Month'),
+    'the options of group_by',
+  );
+  const limit = parameters.data.parameters.find((widget) => widget.name === 'limit');
+  check(limit?.widget_type === 'disabled', 'limit is disabled unless grouping by transaction');
+
+  // A result in each orientation: the same twelve months, newest first.
+  const results = (orientation: 'records' | 'rows' | 'columns') =>
+    anonymous.GET('/api/service-v0/project/expenses/v1/datasets/expenses_by_month/results', {
+      params: { query: { start_date: '2024-01-01', x_orientation: orientation } },
+    });
+  const records = (await results('records')).data;
+  check(records !== undefined && Array.isArray(records.data), 'records');
+  const months: string[] = [];
+  for (const record of records.data) {
+    check(!Array.isArray(record) && typeof record.month === 'string', 'a record');
+    months.push(record.month);
+  }
+  check(months.length === 12 && months[0] === '2024-12', `twelve months, got ${months.join()}`);
+  check(records.total_num_rows === 12 && records.data_details.num_rows === 12, 'row counts');
+
+  const rows = (await results('rows')).data;
+  check(rows !== undefined && Array.isArray(rows.data), 'rows');
+  const december = rows.data[0];
+  check(Array.isArray(december), 'a row');
+  check(december[0] === '2024-12' && december[1] === 2124.97, `December, got ${december.join()}`);
+
+  const columns = (await results('columns')).data;
+  check(columns !== undefined && !Array.isArray(columns.data), 'columns');
+  check(columns.data.month?.join() === months.join(), 'the month column');
+  check(columns.data_details.orientation === 'columns', 'the orientation');
+
+  // A named token, then the listing.
+  const created = await client.POST('/api/service-v0/project/{project}/{version}/tokens', {
+    params: { path },
+    body: { title: 'typed client', expiry_minutes: 60 },
+  });
+  check(created.data !== undefined && created.data.username === 'admin', 'a named token');
+  const tokens = await client.GET('/api/service-v0/project/{project}/{version}/tokens', {
+    params: { path },
+  });
+  const listed = tokens.data?.find((token) => token.title === 'typed client');
+  check(listed !== undefined && listed.expires_at !== null, 'the token listed with its expiry');
+
+  // A typed 400: a date that is not a date.
+  const invalid = await anonymous.GET(
+    '/api/service-v0/project/expenses/v1/datasets/expenses_by_month/results',
+    { params: { query: { start_date: 'yesterday' } } },
+  );
+  check(invalid.error !== undefined && invalid.response.status === 400, 'a 400');
+  check(
+    invalid.error.error === 'invalid_parameter_selection',
+    `the code, got ${invalid.error.error}`,
+  );
+  check(invalid.error.message.length > 0, 'a message');
+}
+
+const [baseUrl, password] = process.argv.slice(2);
+main(baseUrl, password).then(
+  () => console.log('typed client: every check passed'),
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);
