@@ -19,7 +19,7 @@ import { userResponseSchemas, userSchemas } from '@/users/users.openapi';
 import { projectItemDocs, RESULT_SCHEMAS } from '@/datasets/datasets.openapi';
 import { ADMIN_SCHEMAS } from '@/admin/admin.openapi';
 import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
-import { ERROR_SCHEMAS } from '@/common/api-docs';
+import { ERROR_SCHEMAS } from '@/common/api-schemas';
 import { PARAMETER_SCHEMAS } from '@/parameters/parameters.openapi';
 import { ResultsFrontDoor } from '@/datasets/results-front-door';
 

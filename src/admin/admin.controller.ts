@@ -6,15 +6,8 @@ import { AdminOnly, CurrentCaller } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
 import { toBuildJson } from '@/builds/builds.mapper';
 import { BuildsService } from '@/builds/builds.service';
-import {
-  ApiEmpty,
-  ApiErrors,
-  ApiJson,
-  ApiProjectPath,
-  ApiToken,
-  BODY_ERRORS,
-  COMMON_ERRORS,
-} from '@/common/api-docs';
+import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import type { DatasetResult } from '@/datasets/result-shape';
 import { parseQuerySelections } from '@/parameters/selection-request';

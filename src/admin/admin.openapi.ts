@@ -1,5 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import type { Schemas } from '@/common/api-docs';
+import type { Schemas } from '@/common/api-schemas';
 
 /** OpenAPI schemas of the administrators' endpoints: build history, audit log, readiness. */
 

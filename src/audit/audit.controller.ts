@@ -4,7 +4,8 @@ import { toAuditJson } from '@/audit/audit.mapper';
 import { AuditService } from '@/audit/audit.service';
 import { AuditQueryDto } from '@/audit/dto/audit-query.dto';
 import { AdminOnly } from '@/auth/auth.decorators';
-import { ApiErrors, ApiJson, ApiProjectPath, ApiToken, COMMON_ERRORS } from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 
 @ApiTags('admin')

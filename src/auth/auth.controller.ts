@@ -21,15 +21,8 @@ import { ChangePasswordDto } from '@/auth/dto/change-password.dto';
 import { CreateTokenDto } from '@/auth/dto/create-token.dto';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
 import { TokenRecordDto, TokenResponseDto } from '@/auth/dto/token-response.dto';
-import {
-  ApiEmpty,
-  ApiErrors,
-  ApiJson,
-  ApiProjectPath,
-  ApiToken,
-  BODY_ERRORS,
-  COMMON_ERRORS,
-} from '@/common/api-docs';
+import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { clientAddress } from '@/common/client-address';
 import { CURRENT } from '@/common/routes';
 import { toUserJson } from '@/users/users.mapper';

@@ -7,7 +7,8 @@ import { Public } from '@/auth/auth.decorators';
 import { AuthService } from '@/auth/auth.service';
 import { LegacyTokenResponseDto } from '@/auth/dto/token-response.dto';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
-import { ApiLegacyErrors, ApiProjectPath, BODY_ERRORS, COMMON_ERRORS } from '@/common/api-docs';
+import { ApiLegacyErrors, ApiProjectPath } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { clientAddress } from '@/common/client-address';
 import { LEGACY } from '@/common/routes';
 

@@ -3,14 +3,8 @@ import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
 import { CatalogService } from '@/catalog/catalog.service';
-import {
-  ApiErrors,
-  ApiJson,
-  ApiLegacyErrors,
-  ApiProjectPath,
-  ApiToken,
-  COMMON_ERRORS,
-} from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT, LEGACY } from '@/common/routes';
 
 @ApiTags('catalog')

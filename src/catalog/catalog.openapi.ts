@@ -1,5 +1,5 @@
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
-import { ref, Schemas } from '@/common/api-docs';
+import { ref, Schemas } from '@/common/api-schemas';
 
 /** OpenAPI schemas of the project information and of the data catalog of both layouts (interface 2.4, 2.5). */
 

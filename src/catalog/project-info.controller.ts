@@ -1,7 +1,8 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '@/auth/auth.decorators';
-import { ApiErrors, ApiJson, ApiProjectPath, COMMON_ERRORS } from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiProjectPath } from '@/common/api-docs';
+import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { SERVICE_VERSION } from '@/common/service-version';
 import type { Project } from '@/project/project';

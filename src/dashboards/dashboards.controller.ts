@@ -11,7 +11,8 @@ import {
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import { ApiErrors, ApiProjectPath, ApiToken, BODY_ERRORS, COMMON_ERRORS } from '@/common/api-docs';
+import { ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';

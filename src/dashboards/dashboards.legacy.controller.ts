@@ -11,13 +11,8 @@ import {
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import {
-  ApiLegacyErrors,
-  ApiProjectPath,
-  ApiToken,
-  BODY_ERRORS,
-  COMMON_ERRORS,
-} from '@/common/api-docs';
+import { ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY } from '@/common/routes';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';

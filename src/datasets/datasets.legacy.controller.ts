@@ -3,14 +3,8 @@ import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import {
-  ApiLegacyErrors,
-  ApiProjectPath,
-  ApiToken,
-  BODY_ERRORS,
-  COMMON_ERRORS,
-} from '@/common/api-docs';
-import { ApiDatasetResult } from '@/datasets/datasets.openapi';
+import { ApiDatasetResult, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY } from '@/common/routes';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/result-reply';

@@ -1,5 +1,3 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiOkResponse, ApiResponse } from '@nestjs/swagger';
 import type {
   OperationObject,
   ParameterObject,
@@ -13,10 +11,9 @@ import {
   COMMON_ERRORS,
   ErrorStatus,
   errorResponses,
-  Layout,
   ref,
   Schemas,
-} from '@/common/api-docs';
+} from '@/common/api-schemas';
 import type { ParameterDefinition } from '@/parameters/parameter-definition';
 import type { ColumnSpec, ColumnType, DatasetSpec, Project, Scope } from '@/project/project';
 import { findModel } from '@/project/project';
@@ -544,27 +541,3 @@ export function projectItemDocs(project: Project, prefix: string): ItemDocs {
   }
   return { paths, schemas };
 }
-
-/** The 200 (and 304 on GET) of the generic result routes: JSON of the layout's shape, or an export. */
-export const ApiDatasetResult = (layout: Layout, get: boolean) =>
-  applyDecorators(
-    ApiOkResponse({
-      description:
-        'The result as JSON; `Accept: text/csv` or `application/x-ndjson` exports every row instead',
-      content: {
-        'application/json': {
-          schema: ref(layout === 'current' ? 'DatasetResult' : 'LegacyDatasetResult'),
-        },
-        'text/csv': { schema: { type: 'string' } },
-        'application/x-ndjson': { schema: { type: 'string' } },
-      },
-    }),
-    ...(get
-      ? [
-          ApiResponse({
-            status: 304,
-            description: 'Not modified: the `If-None-Match` copy is current',
-          }),
-        ]
-      : []),
-  );

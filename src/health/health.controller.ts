@@ -1,6 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiJson, ref } from '@/common/api-docs';
+import { ApiJson } from '@/common/api-docs';
+import { ref } from '@/common/api-schemas';
 import type { Response } from 'express';
 import { NoAuth } from '@/auth/auth.decorators';
 import { HealthService, Readiness } from '@/health/health.service';

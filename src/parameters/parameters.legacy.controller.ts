@@ -2,14 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import {
-  ApiJson,
-  ApiLegacyErrors,
-  ApiProjectPath,
-  ApiToken,
-  BODY_ERRORS,
-  COMMON_ERRORS,
-} from '@/common/api-docs';
+import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY } from '@/common/routes';
 import { ParameterWidgetsService } from '@/parameters/parameter-widgets.service';
 import { toLegacyParametersResponse } from '@/parameters/parameters.mapper';

@@ -1,5 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import { ref, Schemas } from '@/common/api-docs';
+import { ref, Schemas } from '@/common/api-schemas';
 import { TEXT_INPUT_TYPES } from '@/parameters/parameter-definition';
 
 /**

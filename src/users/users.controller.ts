@@ -2,15 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put } fro
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentCaller, Public } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import {
-  ApiEmpty,
-  ApiErrors,
-  ApiJson,
-  ApiProjectPath,
-  ApiToken,
-  BODY_ERRORS,
-  COMMON_ERRORS,
-} from '@/common/api-docs';
+import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import type { Project } from '@/project/project';
 import { PROJECT } from '@/project/project.tokens';
