@@ -105,6 +105,22 @@ async function main(baseUrl: string, password: string): Promise<void> {
   });
   const listed = tokens.data?.find((token) => token.title === 'typed client');
   check(listed !== undefined && listed.expires_at !== null, 'the token listed with its expiry');
+  const withToken = createClient<paths, 'application/json'>({
+    baseUrl,
+    headers: { Authorization: `Bearer ${created.data.access_token}` },
+  });
+  const me = await withToken.GET('/api/service-v0/project/{project}/{version}/me', {
+    params: { path },
+  });
+  check(me.data?.username === 'admin' && me.data.is_admin, 'the new token signs in as admin');
+
+  // Selections as a typed JSON body.
+  const grouped = await client.POST(
+    '/api/service-v0/project/expenses/v1/datasets/expenses_grouped/results',
+    { body: { group_by: 'cat', x_select: ['category', 'total_amount'], x_orientation: 'columns' } },
+  );
+  check(grouped.data !== undefined && !Array.isArray(grouped.data.data), 'grouped columns');
+  check(grouped.data.data.category?.length === 5, 'five categories');
 
   // A typed 400: a date that is not a date.
   const invalid = await anonymous.GET(
@@ -117,6 +133,14 @@ async function main(baseUrl: string, password: string): Promise<void> {
     `the code, got ${invalid.error.error}`,
   );
   check(invalid.error.message.length > 0, 'a message');
+
+  // A typed error of the legacy layout.
+  const legacy = await anonymous.POST('/service-v0/{project}/{version}/token', {
+    params: { path },
+    body: { username: 'nobody', password: 'not the password' },
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  });
+  check(legacy.error?.detail === 'Incorrect username or password', 'the legacy login failure');
 }
 
 const [baseUrl, password] = process.argv.slice(2);
