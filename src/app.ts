@@ -16,8 +16,12 @@ import { resolveSecrets } from '@/config/secrets';
 import type { Project } from '@/project/project';
 import { projectVersion } from '@/project/project';
 import { PROJECT } from '@/project/project.tokens';
-import { userSchemas } from '@/users/users.openapi';
-import { projectItemPaths } from '@/datasets/datasets.openapi';
+import { userResponseSchemas, userSchemas } from '@/users/users.openapi';
+import { projectItemDocs, RESULT_SCHEMAS } from '@/datasets/datasets.openapi';
+import { ADMIN_SCHEMAS } from '@/admin/admin.openapi';
+import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
+import { ERROR_SCHEMAS } from '@/common/api-schemas';
+import { PARAMETER_SCHEMAS } from '@/parameters/parameters.openapi';
 import { ResultsFrontDoor } from '@/datasets/results-front-door';
 
 const BODY_LIMIT = '1mb';
@@ -101,12 +105,21 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
       )
       .build(),
   );
+  // Schemas the decorators refer to by name, and each item's own paths and schemas.
+  const items = projectItemDocs(project, prefix);
   document.components = document.components ?? {};
   document.components.schemas = {
     ...document.components.schemas,
+    ...ERROR_SCHEMAS,
+    ...CATALOG_SCHEMAS,
+    ...PARAMETER_SCHEMAS,
+    ...RESULT_SCHEMAS,
+    ...ADMIN_SCHEMAS,
     ...userSchemas(project.userFields),
+    ...userResponseSchemas(project.userFields),
+    ...items.schemas,
   };
-  Object.assign(document.paths, projectItemPaths(project, prefix));
+  Object.assign(document.paths, items.paths);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   SwaggerModule.setup(`${prefix}/docs`, app, document, { jsonDocumentUrl: `${prefix}/docs-json` });
 }

@@ -6,7 +6,8 @@ import { AdminOnly, CurrentCaller } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
 import { toBuildJson } from '@/builds/builds.mapper';
 import { BuildsService } from '@/builds/builds.service';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import type { DatasetResult } from '@/datasets/result-shape';
 import { parseQuerySelections } from '@/parameters/selection-request';
@@ -15,6 +16,7 @@ import { parseQuerySelections } from '@/parameters/selection-request';
 @ApiProjectPath()
 @ApiToken()
 @AdminOnly()
+@ApiErrors(...COMMON_ERRORS, 403)
 @Controller(CURRENT)
 export class AdminController {
   constructor(
@@ -28,12 +30,15 @@ export class AdminController {
    */
   @Post('build')
   @HttpCode(200)
+  @ApiEmpty('Built')
+  @ApiErrors(400)
   async build(@CurrentCaller() caller: Caller): Promise<void> {
     await this.builds.build(caller);
   }
 
   /** Build history, newest first: status, times, error, and rows and duration per model. */
   @Get('builds')
+  @ApiJson('BuildRun', 'Builds, newest first', true)
   async history(): Promise<Record<string, unknown>[]> {
     return (await this.builds.history()).map(toBuildJson);
   }
@@ -45,6 +50,8 @@ export class AdminController {
    */
   @Post('query-models')
   @HttpCode(200)
+  @ApiJson('DatasetResult', 'The query result')
+  @ApiErrors(...BODY_ERRORS)
   @ApiQuery({ name: 'x_sql_query', required: false, type: String })
   @ApiBody({
     required: false,

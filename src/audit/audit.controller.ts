@@ -4,7 +4,8 @@ import { toAuditJson } from '@/audit/audit.mapper';
 import { AuditService } from '@/audit/audit.service';
 import { AuditQueryDto } from '@/audit/dto/audit-query.dto';
 import { AdminOnly } from '@/auth/auth.decorators';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 
 @ApiTags('admin')
@@ -17,6 +18,8 @@ export class AuditController {
 
   /** The audit log, newest first: logins, tokens, user changes, builds, query-models (administrators). */
   @Get('audit')
+  @ApiJson('AuditPage', 'A page of events')
+  @ApiErrors(...COMMON_ERRORS, 400, 403)
   async list(@Query() query: AuditQueryDto): Promise<Record<string, unknown>> {
     const offset = query.offset ?? 0;
     const page = await this.audit.list({

@@ -22,13 +22,15 @@ import { ChangePasswordDto } from '@/auth/dto/change-password.dto';
 import { CreateTokenDto } from '@/auth/dto/create-token.dto';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
 import { TokenRecordDto, TokenResponseDto } from '@/auth/dto/token-response.dto';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { clientAddress } from '@/common/client-address';
 import { CURRENT } from '@/common/routes';
 import { toUserJson } from '@/users/users.mapper';
 
 @ApiTags('authentication')
 @ApiProjectPath()
+@ApiErrors(...COMMON_ERRORS)
 @Controller(CURRENT)
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
@@ -40,6 +42,7 @@ export class AuthController {
   @UseInterceptors(NoFilesInterceptor())
   @BodyTypes('application/x-www-form-urlencoded', 'multipart/form-data')
   @ApiOkResponse({ type: TokenResponseDto })
+  @ApiErrors(...BODY_ERRORS, 429)
   async login(@Body() form: LoginFormDto, @Req() request: Request): Promise<TokenResponseDto> {
     return toTokenResponse(await this.auth.login(form, clientAddress(request)));
   }
@@ -48,6 +51,8 @@ export class AuthController {
   @ApiToken()
   @Put('change-password')
   @HttpCode(200)
+  @ApiEmpty('Changed')
+  @ApiErrors(...BODY_ERRORS)
   async changePassword(
     @CurrentCaller() caller: Caller,
     @Body() body: ChangePasswordDto,
@@ -69,6 +74,7 @@ export class AuthController {
   @Post('tokens')
   @HttpCode(200)
   @ApiOkResponse({ type: TokenResponseDto })
+  @ApiErrors(...BODY_ERRORS)
   async createToken(
     @CurrentCaller() caller: Caller,
     @Body() body: CreateTokenDto,
@@ -85,6 +91,7 @@ export class AuthController {
   @ApiToken()
   @Delete('tokens/:token_id')
   @HttpCode(200)
+  @ApiEmpty('Revoked')
   async revokeToken(
     @CurrentCaller() caller: Caller,
     @Param('token_id') tokenId: string,
@@ -95,6 +102,7 @@ export class AuthController {
   /** The caller: `username`, `is_admin` and the project's user fields. */
   @ApiToken()
   @Get('me')
+  @ApiJson('User', 'The caller')
   async me(@CurrentCaller() caller: Caller): Promise<Record<string, unknown>> {
     const user = await this.auth.me(caller);
     return toUserJson(user, caller.fields);

@@ -8,7 +8,8 @@ import { LoginRoute } from '@/auth/auth.decorators';
 import { AuthService } from '@/auth/auth.service';
 import { LegacyTokenResponseDto } from '@/auth/dto/token-response.dto';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
-import { ApiProjectPath } from '@/common/api-docs';
+import { ApiLegacyErrors, ApiProjectPath } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { clientAddress } from '@/common/client-address';
 import { LEGACY } from '@/common/routes';
 
@@ -25,6 +26,7 @@ export class AuthLegacyController {
   @UseInterceptors(NoFilesInterceptor())
   @BodyTypes('application/x-www-form-urlencoded', 'multipart/form-data')
   @ApiOkResponse({ type: LegacyTokenResponseDto })
+  @ApiLegacyErrors(...COMMON_ERRORS, ...BODY_ERRORS, 429)
   async token(
     @Body() form: LoginFormDto,
     @Req() request: Request,

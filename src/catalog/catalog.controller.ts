@@ -3,7 +3,8 @@ import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
 import { CatalogService } from '@/catalog/catalog.service';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT, LEGACY } from '@/common/routes';
 
 @ApiTags('catalog')
@@ -19,6 +20,8 @@ export class CatalogController {
    * connections, models and lineage for administrators.
    */
   @Get(`${CURRENT}/data-catalog`)
+  @ApiJson('DataCatalog', 'The data catalog')
+  @ApiErrors(...COMMON_ERRORS)
   current(@CurrentCaller() caller: Caller): Promise<Record<string, unknown>> {
     return this.catalog.catalog(caller);
   }
@@ -26,6 +29,8 @@ export class CatalogController {
   /** Legacy catalog: datasets and dashboards only, with legacy paths. */
   @ApiTags('legacy')
   @Get(`${LEGACY}/data-catalog`)
+  @ApiJson('LegacyDataCatalog', 'The legacy data catalog')
+  @ApiLegacyErrors(...COMMON_ERRORS)
   legacy(@CurrentCaller() caller: Caller): Record<string, unknown> {
     return this.catalog.legacyCatalog(caller);
   }

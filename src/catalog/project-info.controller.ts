@@ -1,7 +1,8 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '@/auth/auth.decorators';
-import { ApiProjectPath } from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiProjectPath } from '@/common/api-docs';
+import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { SERVICE_VERSION } from '@/common/service-version';
 import type { Project } from '@/project/project';
@@ -17,6 +18,8 @@ export class ProjectInfoController {
   /** The project's name, version, label and description, and the version of this service. */
   @Public()
   @Get()
+  @ApiJson('ProjectInfo', 'The project')
+  @ApiErrors(...COMMON_ERRORS)
   info(): Record<string, string> {
     return {
       name: this.project.name,

@@ -11,7 +11,8 @@ import {
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';
@@ -31,6 +32,7 @@ const SELECTIONS_BODY = {
 @ApiProjectPath()
 @ApiToken()
 @OptionalAuth()
+@ApiErrors(...COMMON_ERRORS, 400, 403)
 @Controller(CURRENT)
 export class DashboardsController {
   constructor(private readonly dashboards: DashboardsService) {}
@@ -50,6 +52,7 @@ export class DashboardsController {
 
   @Post('dashboards/:dashboard/results')
   @HttpCode(200)
+  @ApiErrors(...BODY_ERRORS)
   @DashboardResult()
   @ApiBody(SELECTIONS_BODY)
   async resultsPost(

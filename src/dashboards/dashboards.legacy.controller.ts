@@ -11,7 +11,8 @@ import {
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY } from '@/common/routes';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';
@@ -23,6 +24,7 @@ type RawQuery = Record<string, string | string[] | undefined>;
 @ApiProjectPath()
 @ApiToken()
 @OptionalAuth()
+@ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
 @Controller(LEGACY)
 export class DashboardsLegacyController {
   constructor(private readonly dashboards: DashboardsService) {}
@@ -42,6 +44,7 @@ export class DashboardsLegacyController {
 
   @Post('dashboard/:name')
   @HttpCode(200)
+  @ApiLegacyErrors(...BODY_ERRORS)
   @DashboardResult()
   @ApiBody({ schema: { type: 'object', additionalProperties: true } })
   async resultsPost(

@@ -3,7 +3,8 @@ import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/result-reply';
@@ -31,12 +32,14 @@ const RESULTS_BODY = {
 @ApiToken()
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
+@ApiErrors(...COMMON_ERRORS, 400, 403)
 @Controller(CURRENT)
 export class DatasetsController {
   constructor(private readonly datasets: DatasetsService) {}
 
   /** A dataset's rows for the given selections; x_orientation, x_select, x_limit, x_offset shape them. */
   @Get('datasets/:dataset/results')
+  @ApiDatasetResult('current', true)
   async results(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
@@ -52,6 +55,8 @@ export class DatasetsController {
 
   @Post('datasets/:dataset/results')
   @HttpCode(200)
+  @ApiDatasetResult('current', false)
+  @ApiErrors(...BODY_ERRORS)
   @ApiBody(RESULTS_BODY)
   async resultsPost(
     @CurrentCaller() caller: Caller,

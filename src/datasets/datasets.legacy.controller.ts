@@ -3,7 +3,8 @@ import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiDatasetResult, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY } from '@/common/routes';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/result-reply';
@@ -18,12 +19,14 @@ type RawQuery = Record<string, string | string[] | undefined>;
 @ApiToken()
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
+@ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
 @Controller(LEGACY)
 export class DatasetsLegacyController {
   constructor(private readonly datasets: DatasetsService) {}
 
   /** Every row of a dataset as records, with the schema's `dimensions`. */
   @Get('dataset/:name')
+  @ApiDatasetResult('legacy', true)
   async results(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
@@ -39,6 +42,8 @@ export class DatasetsLegacyController {
 
   @Post('dataset/:name')
   @HttpCode(200)
+  @ApiDatasetResult('legacy', false)
+  @ApiLegacyErrors(...BODY_ERRORS)
   @ApiBody({ schema: { type: 'object', additionalProperties: true } })
   async resultsPost(
     @CurrentCaller() caller: Caller,

@@ -1,16 +1,184 @@
+import type {
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+  ResponsesObject,
+  SchemaObject,
+} from '@nestjs/swagger';
+import {
+  BODY_ERRORS,
+  COMMON_ERRORS,
+  ErrorStatus,
+  errorResponses,
+  ref,
+  Schemas,
+} from '@/common/api-schemas';
 import type { ParameterDefinition } from '@/parameters/parameter-definition';
-import type { Project } from '@/project/project';
+import type { ColumnSpec, ColumnType, DatasetSpec, Project, Scope } from '@/project/project';
+import { findModel } from '@/project/project';
 
-type Json = Record<string, unknown>;
+/**
+ * The OpenAPI document's part for results: the generic result schemas of both layouts, and for each
+ * dataset and dashboard of the project its own paths, whose selections, columns and parameter names come
+ * from the project definition, so that a typed client knows them.
+ */
 
-function schemaOf(definition: ParameterDefinition): Json {
+type Schema = SchemaObject | ReferenceObject;
+
+const COLUMN_TYPES: ColumnType[] = [
+  'string',
+  'integer',
+  'number',
+  'decimal',
+  'boolean',
+  'date',
+  'datetime',
+  'time',
+];
+const ORIENTATIONS = ['records', 'rows', 'columns'];
+
+/** The JSON value of a cell of each column type; NULL is `null` (decisions.md, "Results"). */
+function cellSchema(type: ColumnType | undefined): Schema {
+  switch (type) {
+    case 'string':
+      return { type: 'string', nullable: true };
+    case 'integer':
+      return {
+        anyOf: [{ type: 'integer' }, { type: 'string', description: 'Beyond 2^53, every digit' }],
+        nullable: true,
+      };
+    case 'number':
+      return { type: 'number', nullable: true };
+    case 'decimal':
+      return {
+        anyOf: [
+          { type: 'number' },
+          { type: 'string', description: 'When a number would round it' },
+        ],
+        nullable: true,
+      };
+    case 'boolean':
+      return { type: 'boolean', nullable: true };
+    case 'date':
+      return { type: 'string', format: 'date', nullable: true };
+    case 'datetime':
+      return { type: 'string', format: 'date-time', nullable: true };
+    case 'time':
+      return { type: 'string', description: 'HH:MM:SS', nullable: true };
+    case undefined:
+      return ref('Cell');
+  }
+}
+
+const SCHEMA_FIELD: SchemaObject = {
+  type: 'object',
+  required: ['name', 'type', 'description', 'category', 'condition'],
+  properties: {
+    name: { type: 'string' },
+    type: { type: 'string', enum: COLUMN_TYPES },
+    description: { type: 'string', description: 'May be empty' },
+    category: { type: 'string', enum: ['dimension', 'measure', 'misc'] },
+    condition: { type: 'string', description: 'When the column is present; may be empty' },
+  },
+};
+
+/** The current layout's result, over the schemas of one record, one row and the columns. */
+function resultSchema(
+  field: Schema,
+  record: Schema,
+  row: Schema,
+  columns: Schema,
+  description: string,
+): SchemaObject {
+  return {
+    type: 'object',
+    description,
+    required: ['schema', 'total_num_rows', 'data_details', 'data'],
+    properties: {
+      schema: {
+        type: 'object',
+        required: ['fields'],
+        properties: { fields: { type: 'array', items: field } },
+      },
+      total_num_rows: { type: 'integer', description: 'Rows of the whole result' },
+      data_details: {
+        type: 'object',
+        required: ['num_rows', 'orientation'],
+        properties: {
+          num_rows: { type: 'integer', description: 'Rows in this response' },
+          orientation: { type: 'string', enum: ORIENTATIONS },
+        },
+      },
+      data: {
+        description:
+          '`records`: an array of objects; `rows`: an array of arrays; `columns`: an object of arrays',
+        anyOf: [{ type: 'array', items: record }, { type: 'array', items: row }, columns],
+      },
+    },
+  };
+}
+
+/** Result schemas that hold for every dataset and for query-models. */
+export const RESULT_SCHEMAS: Schemas = {
+  Cell: {
+    description: 'A value: string, number, boolean or null',
+    anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+    nullable: true,
+  },
+  SchemaField: SCHEMA_FIELD,
+  DatasetResult: resultSchema(
+    ref('SchemaField'),
+    { type: 'object', additionalProperties: ref('Cell') },
+    { type: 'array', items: ref('Cell') },
+    { type: 'object', additionalProperties: { type: 'array', items: ref('Cell') } },
+    'A result (interface 2.9); each dataset has its own, typed, under its own path',
+  ),
+  LegacyDatasetResult: {
+    type: 'object',
+    required: ['schema', 'data'],
+    properties: {
+      schema: {
+        type: 'object',
+        required: ['fields', 'dimensions'],
+        properties: {
+          fields: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['name', 'type'],
+              properties: {
+                name: { type: 'string' },
+                type: {
+                  type: 'string',
+                  enum: ['string', 'number', 'integer', 'boolean', 'datetime'],
+                },
+              },
+            },
+          },
+          dimensions: { type: 'array', items: { type: 'string' } },
+        },
+      },
+      data: {
+        type: 'array',
+        description: 'Every row, as an object keyed by column name',
+        items: { type: 'object', additionalProperties: ref('Cell') },
+      },
+    },
+  },
+};
+
+/** A selection on GET (interface 4.4): repeated names for lists. */
+function querySchemaOf(definition: ParameterDefinition): SchemaObject {
   switch (definition.widget) {
     case 'single_select': {
-      const ids = definition.kind === 'select' ? definition.options.map((option) => option.id) : [];
-      return ids.length > 0 ? { type: 'string', enum: ids } : { type: 'string' };
+      const ids = staticOptionIds(definition);
+      return ids ? { type: 'string', enum: ids } : { type: 'string' };
     }
-    case 'multi_select':
-      return { type: 'array', items: { type: 'string' } };
+    case 'multi_select': {
+      const ids = staticOptionIds(definition);
+      return { type: 'array', items: ids ? { type: 'string', enum: ids } : { type: 'string' } };
+    }
     case 'date':
       return { type: 'string', format: 'date' };
     case 'date_range':
@@ -24,79 +192,352 @@ function schemaOf(definition: ParameterDefinition): Json {
   }
 }
 
-const BUILT_INS: Json[] = [
-  {
-    name: 'x_orientation',
+/** A selection in a JSON body: numbers may also be strings holding a decimal number. */
+function bodySchemaOf(definition: ParameterDefinition): SchemaObject {
+  const decimal: SchemaObject = { anyOf: [{ type: 'number' }, { type: 'string' }] };
+  if (definition.widget === 'number') return decimal;
+  if (definition.widget === 'number_range') {
+    return { type: 'array', items: decimal, minItems: 2, maxItems: 2 };
+  }
+  return querySchemaOf(definition);
+}
+
+/** Option ids written in project.yml; options from a query change with the data, so they are not listed. */
+function staticOptionIds(definition: ParameterDefinition): string[] | undefined {
+  if (definition.kind !== 'select' || definition.optionsSql !== null) return undefined;
+  const ids = definition.options.map((option) => option.id);
+  return ids.length > 0 ? ids : undefined;
+}
+
+function describe(definition: ParameterDefinition): string {
+  return [definition.label, definition.description].filter(Boolean).join(': ');
+}
+
+/** `x_` built-ins of results (interface 4.3): the query parameter and the JSON body key. */
+function resultBuiltIns(columns: string[]): Record<string, SchemaObject> {
+  return {
+    x_orientation: { type: 'string', enum: ORIENTATIONS, default: 'records' },
+    x_select: {
+      type: 'array',
+      items: columns.length > 0 ? { type: 'string', enum: columns } : { type: 'string' },
+      description: 'Columns to include (default: all)',
+    },
+    x_limit: {
+      type: 'integer',
+      minimum: 0,
+      default: 1000,
+      description: 'Rows returned, up to MAX_RESULT_ROWS',
+    },
+    x_offset: { type: 'integer', minimum: 0, default: 0, description: 'Rows skipped' },
+    x_verify_params: {
+      type: 'boolean',
+      description: 'When true, a name the endpoint does not take is a 400 unknown_parameter',
+    },
+  };
+}
+
+/** `x_` built-ins of parameters endpoints (interface 4.5). */
+function parametersBuiltIns(names: string[]): Record<string, SchemaObject> {
+  return {
+    x_parent_param: {
+      type: 'string',
+      ...(names.length > 0 ? { enum: names } : {}),
+      description: 'The parameter whose change triggered the refresh',
+    },
+    x_verify_params: {
+      type: 'boolean',
+      description: 'When true, a name the endpoint does not take is a 400 unknown_parameter',
+    },
+  };
+}
+
+function queryParameters(
+  definitions: ParameterDefinition[],
+  builtIns: Record<string, SchemaObject>,
+): ParameterObject[] {
+  const own = definitions.map((definition): ParameterObject => {
+    const schema = querySchemaOf(definition);
+    return {
+      name: definition.name,
+      in: 'query',
+      required: false,
+      description: describe(definition),
+      schema,
+      ...(schema.type === 'array' ? { explode: true } : {}),
+    };
+  });
+  const builtIn = Object.entries(builtIns).map(([name, schema]): ParameterObject => ({
+    name,
     in: 'query',
-    schema: { type: 'string', enum: ['records', 'rows', 'columns'], default: 'records' },
-  },
-  {
-    name: 'x_select',
-    in: 'query',
-    schema: { type: 'array', items: { type: 'string' } },
-    explode: true,
-  },
-  { name: 'x_limit', in: 'query', schema: { type: 'integer', minimum: 0, default: 1000 } },
-  { name: 'x_offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-  { name: 'x_verify_params', in: 'query', schema: { type: 'boolean' } },
-];
+    required: false,
+    schema,
+    ...(schema.type === 'array' ? { explode: true } : {}),
+  }));
+  return [...own, ...builtIn];
+}
+
+function bodyOf(
+  definitions: ParameterDefinition[],
+  builtIns: Record<string, SchemaObject>,
+  description: string,
+): SchemaObject {
+  const own = definitions.map((definition): [string, SchemaObject] => [
+    definition.name,
+    { ...bodySchemaOf(definition), description: describe(definition) },
+  ]);
+  return {
+    type: 'object',
+    description,
+    properties: { ...Object.fromEntries(own), ...builtIns },
+  };
+}
+
+function jsonBody(schema: Schema): OperationObject['requestBody'] {
+  return { required: false, content: { 'application/json': { schema } } };
+}
+
+/** The errors of an item's endpoints: its scope decides whether a token or admin rights are needed. */
+function itemErrors(scope: Scope, withBody: boolean): ResponsesObject {
+  const statuses: ErrorStatus[] = [400, ...COMMON_ERRORS];
+  if (scope === 'private') statuses.push(403);
+  if (withBody) statuses.push(...BODY_ERRORS);
+  return errorResponses(
+    'current',
+    [...new Set(statuses)].sort((a, b) => a - b),
+  );
+}
+
+function itemSecurity(scope: Scope) {
+  const token = [{ bearer: [] }, { login: [] }];
+  return scope === 'public' ? [...token, {}] : token;
+}
+
+/** `expenses_by_month`'s schemas are `datasets.expenses_by_month.Result` and so on. */
+function schemaName(kind: 'datasets' | 'dashboards', item: string, part: string): string {
+  return `${kind}.${item}.${part}`;
+}
+
+/** A dataset's own schemas: its result typed by its columns, and its parameters by their names. */
+function datasetSchemas(dataset: DatasetSpec, columns: ColumnSpec[]): Schemas {
+  const name = (part: string) => schemaName('datasets', dataset.name, part);
+  const typed = columns.length > 0;
+  const cells = columns.map((column) => cellSchema(column.type));
+  const distinct = [...new Map(cells.map((cell) => [JSON.stringify(cell), cell])).values()];
+  const record: SchemaObject = typed
+    ? {
+        type: 'object',
+        additionalProperties: false,
+        description: 'A row: the columns chosen with x_select (all by default)',
+        properties: Object.fromEntries(columns.map((column, i) => [column.name, cells[i]])),
+      }
+    : { type: 'object', additionalProperties: ref('Cell') };
+  const columnArrays: SchemaObject = typed
+    ? {
+        type: 'object',
+        additionalProperties: false,
+        properties: Object.fromEntries(
+          columns.map((column, i) => [column.name, { type: 'array', items: cells[i] }]),
+        ),
+      }
+    : { type: 'object', additionalProperties: { type: 'array', items: ref('Cell') } };
+  const row: SchemaObject = {
+    type: 'array',
+    items: typed ? (distinct.length === 1 ? distinct[0] : { anyOf: distinct }) : ref('Cell'),
+    description: 'A row: values in the order of schema.fields',
+  };
+  const field: Schema = typed
+    ? {
+        allOf: [
+          ref('SchemaField'),
+          {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string', enum: columns.map((column) => column.name) } },
+          },
+        ],
+      }
+    : ref('SchemaField');
+  const widget: Schema =
+    dataset.parameters.length > 0
+      ? {
+          allOf: [
+            ref('Widget'),
+            {
+              type: 'object',
+              required: ['name'],
+              properties: { name: { type: 'string', enum: dataset.parameters } },
+            },
+          ],
+        }
+      : ref('Widget');
+  return {
+    [name('Record')]: record,
+    [name('Row')]: row,
+    [name('Columns')]: columnArrays,
+    [name('Result')]: resultSchema(
+      field,
+      ref(name('Record')),
+      ref(name('Row')),
+      ref(name('Columns')),
+      `${dataset.label}: a result`,
+    ),
+    [name('Parameters')]: {
+      type: 'object',
+      required: ['parameters'],
+      properties: { parameters: { type: 'array', items: widget } },
+    },
+  };
+}
+
+export interface ItemDocs {
+  paths: Record<string, PathItemObject>;
+  schemas: Schemas;
+}
 
 /**
- * OpenAPI paths for each dataset and dashboard of the project, with its own parameters as query
- * parameters: selections differ per item, so the generic `{dataset}` routes cannot describe them.
+ * Paths and schemas for each dataset and dashboard of the project, with its own parameters: selections
+ * and columns differ per item, so the generic `{dataset}` routes cannot describe them.
  */
-export function projectItemPaths(project: Project, prefix: string): Record<string, Json> {
+export function projectItemDocs(project: Project, prefix: string): ItemDocs {
   const byName = new Map(project.parameters.map((definition) => [definition.name, definition]));
-  const parametersOf = (names: string[]) =>
+  const definitionsOf = (names: string[]) =>
     names.flatMap((name) => {
       const definition = byName.get(name);
-      if (!definition) return [];
-      const schema = schemaOf(definition);
-      return [
-        {
-          name,
-          in: 'query',
-          required: false,
-          description: [definition.label, definition.description].filter(Boolean).join(': '),
-          schema,
-          ...(schema.type === 'array' ? { explode: true } : {}),
-        },
-      ];
+      return definition ? [definition] : [];
     });
-  const security = [{ bearer: [] }, { login: [] }, {}];
-  const paths: Record<string, Json> = {};
+  const paths: Record<string, PathItemObject> = {};
+  let schemas: Schemas = {};
+
   for (const dataset of project.datasets) {
+    const columns = findModel(project, dataset.model)?.columns ?? [];
+    const definitions = definitionsOf(dataset.parameters);
+    const name = (part: string) => schemaName('datasets', dataset.name, part);
+    schemas = { ...schemas, ...datasetSchemas(dataset, columns) };
+    const results = resultBuiltIns(columns.map((column) => column.name));
+    const refresh = parametersBuiltIns(dataset.parameters);
+    const common = {
+      tags: ['datasets (this project)'],
+      description: dataset.description,
+      security: itemSecurity(dataset.scope),
+    };
+    const resultResponses = (get: boolean): ResponsesObject => ({
+      '200': {
+        description: `${dataset.label}. \`Accept: text/csv\` or \`application/x-ndjson\` exports every row`,
+        content: {
+          'application/json': { schema: ref(name('Result')) },
+          'text/csv': { schema: { type: 'string' } },
+          'application/x-ndjson': { schema: { type: 'string' } },
+        },
+      },
+      ...(get
+        ? { '304': { description: 'Not modified: the `If-None-Match` copy is current' } }
+        : {}),
+      ...itemErrors(dataset.scope, !get),
+    });
+    const parametersResponses = (get: boolean): ResponsesObject => ({
+      '200': {
+        description: `The parameters of ${dataset.label}, evaluated with the selections`,
+        content: { 'application/json': { schema: ref(name('Parameters')) } },
+      },
+      ...itemErrors(dataset.scope, !get),
+    });
     paths[`/${prefix}/datasets/${dataset.name}/results`] = {
       get: {
-        tags: ['datasets (this project)'],
+        ...common,
         summary: `${dataset.label} (${dataset.scope})`,
-        description: dataset.description,
         operationId: `dataset_${dataset.name}_results`,
-        parameters: [...parametersOf(dataset.parameters), ...BUILT_INS],
-        security,
-        responses: {
-          '200': { description: 'Dataset result: schema, total_num_rows, data_details, data' },
-        },
+        parameters: queryParameters(definitions, results),
+        responses: resultResponses(true),
+      },
+      post: {
+        ...common,
+        summary: `${dataset.label} (${dataset.scope}), selections as JSON`,
+        operationId: `dataset_${dataset.name}_results_post`,
+        requestBody: jsonBody(bodyOf(definitions, results, 'Selections and x_ built-ins')),
+        responses: resultResponses(false),
+      },
+    };
+    paths[`/${prefix}/datasets/${dataset.name}/parameters`] = {
+      get: {
+        ...common,
+        summary: `Parameters of ${dataset.label}`,
+        operationId: `dataset_${dataset.name}_parameters`,
+        parameters: queryParameters(definitions, refresh),
+        responses: parametersResponses(true),
+      },
+      post: {
+        ...common,
+        summary: `Parameters of ${dataset.label}, selections as JSON`,
+        operationId: `dataset_${dataset.name}_parameters_post`,
+        requestBody: jsonBody(bodyOf(definitions, refresh, 'Selections')),
+        responses: parametersResponses(false),
       },
     };
   }
+
   for (const dashboard of project.dashboards) {
-    paths[`/${prefix}/dashboards/${dashboard.name}/results`] = {
-      get: {
-        tags: ['dashboards (this project)'],
-        summary: `${dashboard.label} (${dashboard.scope}, ${dashboard.format})`,
-        description: dashboard.description,
-        operationId: `dashboard_${dashboard.name}_results`,
-        parameters: parametersOf(dashboard.parameters),
-        security,
-        responses: {
-          '200': {
-            description: `The dashboard as ${dashboard.format.toUpperCase()}`,
-            content: { [dashboard.format === 'png' ? 'image/png' : 'text/html']: {} },
+    const definitions = definitionsOf(dashboard.parameters);
+    const verify = { x_verify_params: parametersBuiltIns([]).x_verify_params };
+    const refresh = parametersBuiltIns(dashboard.parameters);
+    const common = {
+      tags: ['dashboards (this project)'],
+      description: dashboard.description,
+      security: itemSecurity(dashboard.scope),
+    };
+    const mediaType = dashboard.format === 'png' ? 'image/png' : 'text/html';
+    const resultResponses = (get: boolean): ResponsesObject => ({
+      '200': {
+        description: `The dashboard as ${dashboard.format.toUpperCase()}`,
+        content: {
+          [mediaType]: {
+            schema:
+              dashboard.format === 'png'
+                ? { type: 'string', format: 'binary' }
+                : { type: 'string' },
           },
         },
       },
+      ...itemErrors(dashboard.scope, !get),
+    });
+    const parametersResponses = (get: boolean): ResponsesObject => ({
+      '200': {
+        description: `The parameters of ${dashboard.label}, evaluated with the selections`,
+        content: { 'application/json': { schema: ref('ParametersResponse') } },
+      },
+      ...itemErrors(dashboard.scope, !get),
+    });
+    paths[`/${prefix}/dashboards/${dashboard.name}/results`] = {
+      get: {
+        ...common,
+        summary: `${dashboard.label} (${dashboard.scope}, ${dashboard.format})`,
+        operationId: `dashboard_${dashboard.name}_results`,
+        parameters: queryParameters(definitions, verify),
+        responses: resultResponses(true),
+      },
+      post: {
+        ...common,
+        summary: `${dashboard.label} (${dashboard.scope}, ${dashboard.format}), selections as JSON`,
+        operationId: `dashboard_${dashboard.name}_results_post`,
+        requestBody: jsonBody(bodyOf(definitions, verify, 'Selections')),
+        responses: resultResponses(false),
+      },
+    };
+    paths[`/${prefix}/dashboards/${dashboard.name}/parameters`] = {
+      get: {
+        ...common,
+        summary: `Parameters of ${dashboard.label}`,
+        operationId: `dashboard_${dashboard.name}_parameters`,
+        parameters: queryParameters(definitions, refresh),
+        responses: parametersResponses(true),
+      },
+      post: {
+        ...common,
+        summary: `Parameters of ${dashboard.label}, selections as JSON`,
+        operationId: `dashboard_${dashboard.name}_parameters_post`,
+        requestBody: jsonBody(bodyOf(definitions, refresh, 'Selections')),
+        responses: parametersResponses(false),
+      },
     };
   }
-  return paths;
+  return { paths, schemas };
 }

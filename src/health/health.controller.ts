@@ -1,5 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiJson } from '@/common/api-docs';
+import { ref } from '@/common/api-schemas';
 import type { Response } from 'express';
 import { NoAuth } from '@/auth/auth.decorators';
 import { HealthService, Readiness } from '@/health/health.service';
@@ -12,12 +14,30 @@ export class HealthController {
 
   /** The process is up and answering. */
   @Get('live')
+  @ApiOkResponse({
+    description: 'Up',
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['status'],
+          properties: { status: { type: 'string', enum: ['ok'] } },
+        },
+      },
+    },
+  })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   /** Ready to serve: the database, the queue's store and the project. 503 while any is down. */
   @Get('ready')
+  @ApiJson('Readiness', 'Ready')
+  @ApiResponse({
+    status: 503,
+    description: 'Not ready, with `Retry-After`',
+    content: { 'application/json': { schema: ref('Readiness') } },
+  })
   async ready(@Res({ passthrough: true }) response: Response): Promise<Readiness> {
     const readiness = await this.health.readiness();
     if (readiness.status !== 'ready') response.status(503).setHeader('Retry-After', '5');

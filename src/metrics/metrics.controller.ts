@@ -1,8 +1,8 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, Public } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import { ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiToken } from '@/common/api-docs';
 import { MetricsService } from '@/metrics/metrics.service';
 
 @ApiTags('health')
@@ -14,6 +14,11 @@ export class MetricsController {
   @Public()
   @ApiToken()
   @Get()
+  @ApiOkResponse({
+    description: 'The metrics',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
+  @ApiErrors(401, 403, 500)
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   exposition(@CurrentCaller() caller: Caller): Promise<string> {
     return this.metrics.exposition(caller);

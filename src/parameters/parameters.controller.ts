@@ -2,7 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { ParameterWidgetsService } from '@/parameters/parameter-widgets.service';
 import { toParametersResponse } from '@/parameters/parameters.mapper';
@@ -25,6 +26,8 @@ const SELECTIONS_BODY = {
 @ApiTags('parameters')
 @ApiProjectPath()
 @ApiToken()
+@ApiErrors(...COMMON_ERRORS, 400, 403)
+@ApiJson('ParametersResponse', 'The parameters, evaluated with the selections')
 @Controller(CURRENT)
 export class ParametersController {
   constructor(private readonly widgets: ParameterWidgetsService) {}
@@ -40,6 +43,7 @@ export class ParametersController {
   @Post('parameters')
   @HttpCode(200)
   @ApiBody(SELECTIONS_BODY)
+  @ApiErrors(...BODY_ERRORS)
   async projectPost(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<Response> {
     return toParametersResponse(
       await this.widgets.ofProject(caller, parseBodySelections(body, 'current')),
@@ -63,6 +67,7 @@ export class ParametersController {
   @Post('datasets/:dataset/parameters')
   @HttpCode(200)
   @ApiBody(SELECTIONS_BODY)
+  @ApiErrors(...BODY_ERRORS)
   async datasetPost(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
@@ -90,6 +95,7 @@ export class ParametersController {
   @Post('dashboards/:dashboard/parameters')
   @HttpCode(200)
   @ApiBody(SELECTIONS_BODY)
+  @ApiErrors(...BODY_ERRORS)
   async dashboardPost(
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,

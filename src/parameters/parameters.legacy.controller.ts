@@ -2,7 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY } from '@/common/routes';
 import { ParameterWidgetsService } from '@/parameters/parameter-widgets.service';
 import { toLegacyParametersResponse } from '@/parameters/parameters.mapper';
@@ -18,6 +19,8 @@ const BODY = {
 @ApiProjectPath()
 @ApiToken()
 @OptionalAuth()
+@ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
+@ApiJson('LegacyParametersResponse', 'The parameters, evaluated with the selection')
 @Controller(LEGACY)
 export class ParametersLegacyController {
   constructor(private readonly widgets: ParameterWidgetsService) {}
@@ -37,6 +40,7 @@ export class ParametersLegacyController {
   @Post('dataset/:name/parameters')
   @HttpCode(200)
   @ApiBody(BODY)
+  @ApiLegacyErrors(...BODY_ERRORS)
   async datasetPost(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
@@ -62,6 +66,7 @@ export class ParametersLegacyController {
   @Post('dashboard/:name/parameters')
   @HttpCode(200)
   @ApiBody(BODY)
+  @ApiLegacyErrors(...BODY_ERRORS)
   async dashboardPost(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,

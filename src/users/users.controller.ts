@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put } fro
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentCaller, Public } from '@/auth/auth.decorators';
 import type { Caller } from '@/auth/caller';
-import { ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import type { Project } from '@/project/project';
 import { PROJECT } from '@/project/project.tokens';
@@ -13,6 +14,7 @@ import { UsersService } from '@/users/users.service';
 // (see users.openapi.ts) and the bodies are checked by the users rules, not by a DTO.
 @ApiTags('users')
 @ApiProjectPath()
+@ApiErrors(...COMMON_ERRORS)
 @Controller(CURRENT)
 export class UsersController {
   constructor(
@@ -23,6 +25,7 @@ export class UsersController {
   /** The user fields: `username`, `is_admin`, then the project's own, with type, required and default. */
   @Public()
   @Get('user-fields')
+  @ApiJson('UserFieldDescriptor', 'The user fields', true)
   userFields(): Record<string, unknown>[] {
     return userFieldDescriptors(this.project.userFields);
   }
@@ -30,6 +33,7 @@ export class UsersController {
   /** Every user, without passwords. */
   @ApiToken()
   @Get('users')
+  @ApiJson('User', 'Every user', true)
   async list(): Promise<Record<string, unknown>[]> {
     const users = await this.users.list();
     return users.map((user) => toUserJson(user, this.users.fieldsOf(user)));
@@ -41,6 +45,8 @@ export class UsersController {
   @Post('users')
   @HttpCode(200)
   @ApiBody({ schema: { $ref: '#/components/schemas/NewUser' } })
+  @ApiEmpty('Added')
+  @ApiErrors(...BODY_ERRORS, 403)
   async create(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<void> {
     await this.users.create(caller, body);
   }
@@ -51,6 +57,8 @@ export class UsersController {
   @Put('users/:username')
   @HttpCode(200)
   @ApiBody({ schema: { $ref: '#/components/schemas/UserUpdate' } })
+  @ApiEmpty('Updated')
+  @ApiErrors(...BODY_ERRORS, 403)
   async update(
     @CurrentCaller() caller: Caller,
     @Param('username') username: string,
@@ -64,6 +72,8 @@ export class UsersController {
   @AdminOnly()
   @Delete('users/:username')
   @HttpCode(200)
+  @ApiEmpty('Deleted, with their tokens')
+  @ApiErrors(400, 403)
   async delete(
     @CurrentCaller() caller: Caller,
     @Param('username') username: string,

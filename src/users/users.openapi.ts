@@ -45,3 +45,33 @@ export function userSchemas(fields: UserField[]): Record<string, Schema> {
     },
   };
 }
+
+/** OpenAPI schemas of the users as the API answers them, and of the user-field descriptors. */
+export function userResponseSchemas(fields: UserField[]): Record<string, Schema> {
+  const own = Object.fromEntries(
+    fields.map((field) => [
+      field.name,
+      { ...fieldSchema(field), nullable: field.default === undefined && !field.required },
+    ]),
+  );
+  const value = { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
+  return {
+    User: {
+      type: 'object',
+      description: "A user: `username`, `is_admin`, then the project's user fields",
+      required: ['username', 'is_admin', ...fields.map((field) => field.name)],
+      properties: { username: { type: 'string' }, is_admin: { type: 'boolean' }, ...own },
+    },
+    UserFieldDescriptor: {
+      type: 'object',
+      required: ['name', 'type', 'required'],
+      properties: {
+        name: { type: 'string' },
+        type: { type: 'string', enum: ['string', 'integer', 'number', 'boolean'] },
+        required: { type: 'boolean' },
+        default: { ...value, nullable: true, description: 'Present when the field has one' },
+        enum: { type: 'array', items: value, description: 'Present when the field has one' },
+      },
+    },
+  };
+}

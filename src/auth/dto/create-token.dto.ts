@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 
 export class CreateTokenDto {
@@ -9,6 +10,7 @@ export class CreateTokenDto {
   title?: string;
 
   /** Minutes until a named token expires (for example 43200 for 30 days); absent or null: never. */
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 1 })
   @IsOptional()
   @IsInt()
   @Min(1)

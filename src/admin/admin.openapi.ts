@@ -1,0 +1,72 @@
+import type { SchemaObject } from '@nestjs/swagger';
+import type { Schemas } from '@/common/api-schemas';
+
+/** OpenAPI schemas of the administrators' endpoints: build history, audit log, readiness. */
+
+const TIME: SchemaObject = { type: 'string', format: 'date-time', nullable: true };
+const TEXT: SchemaObject = { type: 'string', nullable: true };
+
+function object(properties: Record<string, SchemaObject>, description?: string): SchemaObject {
+  return { type: 'object', description, required: Object.keys(properties), properties };
+}
+
+export const ADMIN_SCHEMAS: Schemas = {
+  BuildRun: object(
+    {
+      id: { type: 'string', format: 'uuid' },
+      status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
+      requested_by: TEXT,
+      queued_at: { type: 'string', format: 'date-time' },
+      started_at: TIME,
+      finished_at: TIME,
+      duration_ms: { type: 'integer', nullable: true },
+      error: TEXT,
+      models: {
+        type: 'array',
+        items: object({
+          model: { type: 'string' },
+          kind: { type: 'string' },
+          rows: { type: 'integer' },
+          duration_ms: { type: 'integer' },
+        }),
+      },
+    },
+    'One build, with its rows and duration per model',
+  ),
+  AuditPage: object({
+    events: {
+      type: 'array',
+      items: object({
+        id: { type: 'integer' },
+        at: { type: 'string', format: 'date-time' },
+        actor: TEXT,
+        action: { type: 'string' },
+        target: TEXT,
+        outcome: { type: 'string', enum: ['success', 'failure'] },
+        client_address: TEXT,
+        request_id: TEXT,
+        details: { type: 'object', additionalProperties: true },
+      }),
+    },
+    next_offset: {
+      type: 'integer',
+      nullable: true,
+      description: 'The offset of the next page; null on the last one',
+    },
+  }),
+  Readiness: object({
+    status: { type: 'string', enum: ['ready', 'not_ready'] },
+    checks: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        required: ['status'],
+        properties: {
+          status: { type: 'string', enum: ['up', 'down'] },
+          kind: { type: 'string' },
+          detail: { type: 'string' },
+        },
+      },
+    },
+  }),
+};

@@ -1,0 +1,97 @@
+import type {
+  ReferenceObject,
+  ResponseObject,
+  ResponsesObject,
+  SchemaObject,
+} from '@nestjs/swagger';
+import { STATUS_OF } from '@/common/errors';
+
+/**
+ * Shared pieces of the OpenAPI document, free of decorators: schema references and the error bodies of
+ * both layouts. A typed client generated from the document (test/typed-client) relies on every response
+ * having its schema, errors included.
+ */
+
+export type Schemas = Record<string, SchemaObject>;
+
+/** A reference to a schema of `components.schemas`. */
+export function ref(name: string): ReferenceObject {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** The statuses an error can answer with (decisions.md, "Error bodies and status codes"). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 413 | 415 | 429 | 500 | 503;
+
+const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
+  400: 'Invalid request: a value of the wrong type or shape, or a rule of the operation broken',
+  401:
+    'No token where one is needed (`authentication_required`), a token that is not valid ' +
+    '(`invalid_token`), or wrong credentials; with `WWW-Authenticate: Bearer`',
+  403: 'The caller may not do this (`forbidden`)',
+  404: 'No such project, version, item or token (`not_found`)',
+  413: 'The request body is too large',
+  415: 'The body is of a content type the operation does not take',
+  429: 'Too many requests (`rate_limited`); `Retry-After` says when to try again',
+  500: 'An unexpected failure, a failed build or a model that failed at request time',
+  503:
+    'Not ready: the data environment is not built yet, or a service Drey needs is unavailable; ' +
+    'with `Retry-After`',
+};
+
+/** Error bodies: `{statusCode, error, message}` in the current layout, `{detail}` in the legacy one. */
+export const ERROR_SCHEMAS: Schemas = {
+  Error: {
+    type: 'object',
+    description: 'Every error of the current layout',
+    required: ['statusCode', 'error', 'message'],
+    properties: {
+      statusCode: { type: 'integer', description: 'The HTTP status, repeated' },
+      error: {
+        type: 'string',
+        enum: Object.keys(STATUS_OF),
+        description: 'A stable snake_case code',
+      },
+      message: { type: 'string', description: 'A sentence a person can act on' },
+    },
+  },
+  LegacyError: {
+    type: 'object',
+    description: 'Every error of the legacy layout but a 400',
+    required: ['detail'],
+    properties: { detail: { type: 'string' } },
+  },
+  LegacyClientError: {
+    type: 'object',
+    description:
+      'A 400 of the legacy layout: `message` repeats `detail` for clients of the 0.4 service',
+    required: ['detail', 'message'],
+    properties: { detail: { type: 'string' }, message: { type: 'string' } },
+  },
+};
+
+export type Layout = 'current' | 'legacy';
+
+function errorSchema(layout: Layout, status: ErrorStatus): ReferenceObject {
+  if (layout === 'current') return ref('Error');
+  return ref(status === 400 ? 'LegacyClientError' : 'LegacyError');
+}
+
+export function errorResponse(layout: Layout, status: ErrorStatus): ResponseObject {
+  return {
+    description: ERROR_DESCRIPTIONS[status],
+    content: { 'application/json': { schema: errorSchema(layout, status) } },
+  };
+}
+
+/** The error responses of an operation, for paths that are written without decorators. */
+export function errorResponses(layout: Layout, statuses: ErrorStatus[]): ResponsesObject {
+  return Object.fromEntries(statuses.map((status) => [status, errorResponse(layout, status)]));
+}
+
+/**
+ * What any route under a project path can answer: an invalid token (on public routes too), a project or
+ * version that is not the served one, an outage, an unexpected failure.
+ */
+export const COMMON_ERRORS: ErrorStatus[] = [401, 404, 500, 503];
+/** What a route that takes a body can also answer. */
+export const BODY_ERRORS: ErrorStatus[] = [400, 413, 415];

@@ -1,0 +1,327 @@
+import { execFile } from 'node:child_process';
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Api, L, P } from './support/api';
+import { http } from './support/http';
+import { ADMIN_PASSWORD, REPO_ROOT, TestServer, startServer } from './support/server';
+import { TempDir, tempDir } from './support/services';
+
+/**
+ * The OpenAPI document is what typed clients are generated from: test/typed-client/client.ts is written
+ * against the types openapi-typescript generates from this server's /docs-json, type-checked with
+ * `--strict` and run against the server; and real responses are checked against the document's schemas.
+ */
+
+const run = promisify(execFile);
+const bin = (path: string) => join(REPO_ROOT, 'node_modules', path);
+
+interface Outcome {
+  code: number;
+  output: string;
+}
+
+/** Runs a Node script; resolves with its exit code and output instead of throwing. */
+async function node(args: string[]): Promise<Outcome> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, args, { cwd: REPO_ROOT });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+type Json = any;
+
+/** The subset of JSON Schema (OpenAPI 3.0) the document uses; returns what does not match. */
+function mismatches(document: Json, schema: Json, value: unknown, at = '$'): string[] {
+  if (schema.$ref) {
+    const name = String(schema.$ref).replace('#/components/schemas/', '');
+    const target = document.components.schemas[name];
+    if (!target) return [`${at}: unresolved ${schema.$ref}`];
+    return mismatches(document, target, value, at);
+  }
+  if (value === null) return schema.nullable ? [] : [`${at}: null is not allowed`];
+  const problems: string[] = [];
+  for (const part of schema.allOf ?? []) problems.push(...mismatches(document, part, value, at));
+  for (const [key, count] of [
+    ['anyOf', (n: number) => n > 0],
+    ['oneOf', (n: number) => n === 1],
+  ] as const) {
+    if (!schema[key]) continue;
+    const matching = schema[key].filter(
+      (part: Json) => mismatches(document, part, value, at).length === 0,
+    ).length;
+    if (!count(matching)) problems.push(`${at}: ${matching} of the ${key} schemas match`);
+  }
+  if (schema.enum && !schema.enum.includes(value)) {
+    problems.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`);
+  }
+  const type = Array.isArray(value) ? 'array' : typeof value;
+  if (schema.type === 'integer' ? !Number.isInteger(value) : schema.type && schema.type !== type) {
+    return [...problems, `${at}: ${JSON.stringify(value)} is not of type ${schema.type}`];
+  }
+  if (schema.format === 'date' && !/^"\d{4}-\d{2}-\d{2}"$/.test(JSON.stringify(value))) {
+    problems.push(`${at}: ${JSON.stringify(value)} is not a date`);
+  }
+  if (type === 'array') {
+    const items = value as unknown[];
+    if (schema.minItems !== undefined && items.length < schema.minItems)
+      problems.push(`${at}: short`);
+    if (schema.maxItems !== undefined && items.length > schema.maxItems)
+      problems.push(`${at}: long`);
+    if (schema.items) {
+      items.forEach((item, i) =>
+        problems.push(...mismatches(document, schema.items, item, `${at}[${i}]`)),
+      );
+    }
+  }
+  if (type === 'object' && !Array.isArray(value)) {
+    const object = value as Record<string, unknown>;
+    for (const key of schema.required ?? []) {
+      if (!(key in object)) problems.push(`${at}: ${key} is missing`);
+    }
+    for (const [key, item] of Object.entries(object)) {
+      const property = schema.properties?.[key] ?? schema.additionalProperties;
+      if (property === false) problems.push(`${at}: ${key} is not in the schema`);
+      else if (property && property !== true) {
+        problems.push(...mismatches(document, property, item, `${at}.${key}`));
+      }
+    }
+  }
+  return problems;
+}
+
+describe('the OpenAPI document and a client generated from it', () => {
+  let t: TestServer;
+  let api: Api;
+  let work: TempDir;
+  let document: Json;
+  let admin: string;
+
+  beforeAll(async () => {
+    t = await startServer();
+    api = new Api(t.url);
+    work = tempDir('drey-typed-client-');
+    document = (await http(`${t.url}/docs-json`)).body;
+    admin = await api.adminToken();
+  });
+  afterAll(async () => {
+    await t?.close();
+    work?.remove();
+  });
+
+  /** Generates the types, then type-checks and compiles the program; resolves with the script. */
+  async function compileClient(): Promise<string> {
+    const schema = join(work.path, 'docs.json');
+    const types = join(work.path, 'api.d.ts');
+    writeFileSync(schema, JSON.stringify(document));
+    const generated = await node([bin('openapi-typescript/bin/cli.js'), schema, '-o', types]);
+    expect(generated).toMatchObject({ code: 0 });
+    // The program's own tsconfig, with the generated module and an output folder.
+    const out = join(work.path, 'out');
+    writeFileSync(
+      join(work.path, 'tsconfig.json'),
+      JSON.stringify({
+        extends: join(REPO_ROOT, 'test', 'typed-client', 'tsconfig.json'),
+        compilerOptions: {
+          noEmit: false,
+          outDir: out,
+          rootDir: join(REPO_ROOT, 'test'),
+          typeRoots: [bin('@types')],
+          paths: { 'drey-openapi': [types] },
+        },
+      }),
+    );
+    const checked = await node([
+      bin('typescript/bin/tsc'),
+      '-p',
+      join(work.path, 'tsconfig.json'),
+      '--strict',
+    ]);
+    expect(checked.output).toBe('');
+    expect(checked.code).toBe(0);
+    // openapi-fetch is found through a node_modules beside the output (its CommonJS build).
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(out, 'node_modules'), 'dir');
+    return join(out, 'typed-client', 'client.js');
+  }
+
+  let client: string;
+
+  it('generates types from /docs-json that the typed client type-checks against under --strict, and the client runs', async () => {
+    client = await compileClient();
+    const outcome = await node([client, t.url, ADMIN_PASSWORD]);
+    expect(outcome.output).toContain('typed client: every check passed');
+    expect(outcome.code).toBe(0);
+  }, 180000);
+
+  it('exits non-zero when an answer is not the expected one', async () => {
+    expect(client).toBeDefined();
+    const outcome = await node([client, t.url, 'not-the-password']);
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.output).toContain('unexpected answer: login answered 401');
+  });
+
+  it('gives every response a schema, errors in the shape of their layout', () => {
+    const unresolved = JSON.stringify(document).match(/#\/components\/schemas\/[^"]+/g) ?? [];
+    for (const reference of unresolved) {
+      expect(document.components.schemas).toHaveProperty([reference.split('/').pop()]);
+    }
+    let operations = 0;
+    for (const [path, item] of Object.entries<Json>(document.paths)) {
+      if (!path.startsWith('/api/') && !path.startsWith('/service-v0/')) continue;
+      const legacy = path.startsWith('/service-v0/');
+      for (const [method, operation] of Object.entries<Json>(item)) {
+        operations += 1;
+        const where = `${method.toUpperCase()} ${path}`;
+        const statuses = Object.keys(operation.responses);
+        expect({ where, errors: statuses.filter((s) => s >= '400') }).toEqual({
+          where,
+          errors: expect.arrayContaining(['401', '404', '500', '503']),
+        });
+        for (const [status, response] of Object.entries<Json>(operation.responses)) {
+          if (Number(status) < 400) {
+            // Only empty replies (and 304) go without a body schema.
+            const content = response.content ?? {};
+            for (const media of Object.values<Json>(content)) expect(media.schema).toBeDefined();
+            continue;
+          }
+          const expected = legacy
+            ? status === '400'
+              ? 'LegacyClientError'
+              : 'LegacyError'
+            : 'Error';
+          expect({ where, status, schema: response.content?.['application/json']?.schema }).toEqual(
+            {
+              where,
+              status,
+              schema: { $ref: `#/components/schemas/${expected}` },
+            },
+          );
+        }
+      }
+    }
+    expect(operations).toBeGreaterThan(50);
+    expect(document.components.schemas.LoginFormDto.required).toEqual(['username', 'password']);
+  });
+
+  /** Asserts that a real reply matches the schema the document gives for it. */
+  async function expectDocumented(
+    method: 'get' | 'post',
+    path: string,
+    template: string,
+    options: { token?: string; json?: unknown; form?: Record<string, string> } = {},
+  ): Promise<Json> {
+    const reply = await api.request(method.toUpperCase(), path, options);
+    const operation = document.paths[template]?.[method];
+    expect({ path, documented: operation !== undefined }).toEqual({ path, documented: true });
+    const schema = operation.responses[reply.status]?.content?.['application/json']?.schema;
+    expect({ path, status: reply.status, schema: schema !== undefined }).toEqual({
+      path,
+      status: reply.status,
+      schema: true,
+    });
+    expect({ path, problems: mismatches(document, schema, reply.body) }).toEqual({
+      path,
+      problems: [],
+    });
+    return reply.body;
+  }
+
+  it('describes real replies of both layouts, errors included', async () => {
+    // The checker itself finds what does not match.
+    const error = { $ref: '#/components/schemas/Error' };
+    expect(mismatches(document, error, { statusCode: 400, error: 'x', message: 'm' })).toHaveLength(
+      1,
+    );
+    expect(mismatches(document, error, { detail: 'm' })).toHaveLength(3);
+    const record = { $ref: '#/components/schemas/datasets.expenses_by_month.Record' };
+    expect(mismatches(document, record, { month: 1, extra: null })).toEqual([
+      '$.month: 1 is not of type string',
+      '$: extra is not in the schema',
+    ]);
+    const current = '/api/service-v0/project/{project}/{version}';
+    const legacy = '/service-v0/{project}/{version}';
+    const user = await api.userToken(admin, 'typed_user', { role: 'manager' });
+    await expectDocumented('get', P, current);
+    await expectDocumented('get', `${P}/data-catalog`, `${current}/data-catalog`, { token: user });
+    await expectDocumented('get', `${P}/data-catalog`, `${current}/data-catalog`);
+    await expectDocumented('get', `${P}/me`, `${current}/me`, { token: user });
+    await expectDocumented('get', `${P}/users`, `${current}/users`, { token: admin });
+    await expectDocumented('get', `${P}/user-fields`, `${current}/user-fields`);
+    await expectDocumented('post', `${P}/tokens`, `${current}/tokens`, {
+      token: user,
+      json: { title: 'checked' },
+    });
+    await expectDocumented('get', `${P}/tokens`, `${current}/tokens`, { token: user });
+    await expectDocumented('get', `${P}/parameters`, `${current}/parameters`, { token: user });
+    await expectDocumented('get', `${P}/builds`, `${current}/builds`, { token: admin });
+    await expectDocumented('post', `${P}/query-models`, `${current}/query-models`, {
+      token: admin,
+      json: { sql_query: 'SELECT category, count(*) AS n FROM categories GROUP BY 1' },
+    });
+    for (const dataset of ['expenses_by_month', 'expenses_grouped', 'expense_transactions']) {
+      const results = `${P}/datasets/${dataset}/results`;
+      const parameters = `${P}/datasets/${dataset}/parameters`;
+      await expectDocumented('get', parameters, parameters, { token: user });
+      await expectDocumented('post', parameters, parameters, { token: user, json: {} });
+      for (const orientation of ['records', 'rows', 'columns']) {
+        await expectDocumented('get', `${results}?x_orientation=${orientation}`, results, {
+          token: admin,
+        });
+      }
+      await expectDocumented('post', results, results, { token: user, json: { x_limit: 3 } });
+      await expectDocumented(
+        'get',
+        `${P}/datasets/${dataset}/results`,
+        `${current}/datasets/{dataset}/results`,
+        {
+          token: user,
+        },
+      );
+    }
+    for (const groupBy of ['trans', 'day', 'month', 'cat', 'subcat']) {
+      const results = `${P}/datasets/expenses_grouped/results`;
+      await expectDocumented('get', `${results}?group_by=${groupBy}&x_orientation=rows`, results, {
+        token: user,
+      });
+    }
+    // Errors of the current layout.
+    const byMonth = `${P}/datasets/expenses_by_month/results`;
+    const invalid = await expectDocumented('get', `${byMonth}?start_date=soon`, byMonth);
+    expect(invalid.error).toBe('invalid_parameter_selection');
+    await expectDocumented('get', `${byMonth}?x_orientation=sideways`, byMonth);
+    await expectDocumented('get', `${P}/me`, `${current}/me`);
+    await expectDocumented('get', `${P}/me`, `${current}/me`, { token: 'not-a-token' });
+    const privateResults = `${P}/datasets/expense_transactions/results`;
+    const forbidden = await expectDocumented('get', privateResults, privateResults, {
+      token: user,
+    });
+    expect(forbidden.error).toBe('forbidden');
+    await expectDocumented('post', `${P}/login`, `${current}/login`, {
+      form: { username: 'admin', password: 'wrong' },
+    });
+    await expectDocumented('post', `${P}/users`, `${current}/users`, {
+      token: user,
+      json: { username: 'someone', password: 'secret-password' },
+    });
+    // The legacy layout.
+    await expectDocumented('post', `${L}/token`, `${legacy}/token`, {
+      form: { username: 'typed_user', password: 'typed_user-password' },
+    });
+    const failed = await expectDocumented('post', `${L}/token`, `${legacy}/token`, {
+      form: { username: 'admin', password: 'wrong' },
+    });
+    expect(failed).toEqual({ detail: 'Incorrect username or password' });
+    await expectDocumented('get', `${L}/data-catalog`, `${legacy}/data-catalog`);
+    await expectDocumented('get', `${L}/dataset/expenses_by_month`, `${legacy}/dataset/{name}`);
+    await expectDocumented(
+      'get',
+      `${L}/dataset/expenses_grouped/parameters`,
+      `${legacy}/dataset/{name}/parameters`,
+      { token: user },
+    );
+    await expectDocumented('get', `${L}/dataset/nothing`, `${legacy}/dataset/{name}`);
+  });
+});
