@@ -176,6 +176,31 @@ describe('real browser clients', () => {
         expect(page.url()).toContain('#/login?');
       }));
 
+    it("opens the login page's ReDoc link: the document drawn with nothing loaded from elsewhere", () =>
+      run('redoc', async () => {
+        const links = await page.$$eval('.api-docs-buttons a', (anchors) =>
+          anchors.map((anchor) => (anchor as unknown as { href: string }).href),
+        );
+        const href = links.find((link) => link.endsWith('/redoc')) ?? '';
+        expect(href).toBe(`${t.url}${P}/redoc`);
+        const docs = await chromium.browser.newPage();
+        try {
+          const requests: string[] = [];
+          docs.on('request', (request) => void requests.push(request.url()));
+          await docs.goto(href);
+          await docs.waitForSelector('h1 ::-p-text(Drey: Expenses)');
+          await docs.waitForSelector('::-p-text(query-models)');
+          const elsewhere = requests.filter(
+            (url) =>
+              !url.startsWith(`${t.url}/`) && !url.startsWith('data:') && !url.startsWith('blob:'),
+          );
+          expect(elsewhere).toEqual([]);
+          expect(requests).toContain(`${t.url}${P}/docs-json`);
+        } finally {
+          await docs.close();
+        }
+      }));
+
     it('explores as a guest: public datasets, monthly totals, paging', () =>
       run('guest', async () => {
         await page.click('.guest-button');

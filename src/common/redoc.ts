@@ -5,8 +5,10 @@ import type { Express, Request, Response } from 'express';
 const BUNDLE_FILE = require.resolve('redoc/bundles/redoc.standalone.js');
 const SCRIPT = 'redoc.standalone.js';
 
-// The bundle draws a vendor logo from its CDN; the policy keeps every load on our own origin (the
-// logo then hides itself). Styles are injected at run time and the search runs in a blob worker.
+// The bundle draws a vendor logo from its CDN: the served copy points that image at an empty data URL
+// instead (it then hides itself), and the policy keeps every other load on our own origin. Styles are
+// injected at run time and the search runs in a blob worker.
+const VENDOR_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 const POLICY = [
   "default-src 'self'",
   "script-src 'self'",
@@ -53,7 +55,7 @@ export function serveRedoc(http: Express, bases: string[], title: string): void 
         .send(html);
     });
     http.get(`${base}/redoc/${SCRIPT}`, (_request: Request, response: Response) => {
-      bundle ??= readFileSync(BUNDLE_FILE);
+      bundle ??= Buffer.from(readFileSync(BUNDLE_FILE, 'utf8').replaceAll(VENDOR_LOGO, 'data:,'));
       response
         .status(200)
         .type('application/javascript')
