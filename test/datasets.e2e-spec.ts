@@ -209,7 +209,7 @@ describe('dataset results', () => {
     expect(legacy.body).toEqual({ detail: expect.any(String) });
     const invalid = await api.get(`${L}/dataset/expenses-by-month?min_filter=abc`);
     expect(invalid.status).toBe(400);
-    expect(invalid.body).toEqual({ detail: expect.any(String) });
+    expect(invalid.body).toEqual({ detail: expect.any(String), message: invalid.body.detail });
     // A malformed escape in the path is Express' to answer; never a 500.
     const malformed = await api.get(`${P}/datasets/%E0%A4%A/results`);
     expect(malformed.status).toBeGreaterThanOrEqual(400);
@@ -295,11 +295,13 @@ describe('data catalog', () => {
     expect(asAdmin.lineage).toEqual(
       expect.arrayContaining([
         {
-          source: { type: 'seed', name: 'expenses' },
-          target: { type: 'build', name: 'expense_details' },
+          type: 'buildtime',
+          source: { type: 'model', name: 'expenses' },
+          target: { type: 'model', name: 'expense_details' },
         },
         {
-          source: { type: 'runtime', name: 'expenses_by_month' },
+          type: 'runtime',
+          source: { type: 'model', name: 'expenses_by_month' },
           target: { type: 'dataset', name: 'expenses_by_month' },
         },
       ]),

@@ -44,6 +44,19 @@ export class AdminController {
   }
 
   /**
+   * The query-string form of query-models as a GET (the b-era service's, which Squirrels Studio calls):
+   * `x_sql_query` with x_orientation, x_limit, x_offset and selections.
+   */
+  @Get('query-models')
+  @ApiQuery({ name: 'x_sql_query', required: true, type: String })
+  queryModelsGet(
+    @CurrentCaller() caller: Caller,
+    @Query() query: Record<string, string | string[] | undefined>,
+  ): Promise<DatasetResult> {
+    return this.queryModels.fromQuery(caller, parseQuerySelections(query, 'current'));
+  }
+
+  /**
    * Runs read-only SQL over the models. Either `x_sql_query` in the query string (with x_orientation,
    * x_limit, x_offset and selections), or a JSON body `{sql_query, parameters, x_orientation, x_limit,
    * x_offset}`. Writes, ATTACH, INSTALL, COPY, files and network are 400 `invalid_sql`.

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@/auth/caller';
 import { callerView, canOpen } from '@/auth/scope';
+import { catalogConnections, catalogModels } from '@/catalog/catalog-detail';
 import { LineageEdge, projectLineage } from '@/catalog/lineage';
 import { schemaFields } from '@/datasets/result-shape';
 import { ParametersService } from '@/parameters/parameters.service';
@@ -15,6 +16,8 @@ type Json = Record<string, unknown>;
 @Injectable()
 export class CatalogService {
   private readonly lineage: LineageEdge[];
+  private readonly connections: Json[];
+  private readonly models: Json[];
   private readonly current: string;
   private readonly legacy: string;
 
@@ -23,6 +26,8 @@ export class CatalogService {
     @Inject(PROJECT) private readonly project: Project,
   ) {
     this.lineage = projectLineage(project);
+    this.connections = catalogConnections(project);
+    this.models = catalogModels(project);
     const version = projectVersion(project);
     this.current = `/api/service-v0/project/${project.name}/${version}`;
     this.legacy = `/service-v0/${project.name}/${version}`;
@@ -51,8 +56,8 @@ export class CatalogService {
         parameters_path: `${this.current}/dashboards/${dashboard.name}/parameters`,
         result_path: `${this.current}/dashboards/${dashboard.name}/results`,
       })),
-      connections: caller.isAdmin ? this.connections() : [],
-      models: caller.isAdmin ? this.models() : [],
+      connections: caller.isAdmin ? this.connections : [],
+      models: caller.isAdmin ? this.models : [],
       lineage: caller.isAdmin ? this.lineage : [],
     };
   }
@@ -101,40 +106,5 @@ export class CatalogService {
       },
       columns,
     );
-  }
-
-  private connections(): Json[] {
-    return [
-      {
-        name: 'default',
-        kind: 'duckdb',
-        description: 'The virtual data environment built from the project',
-      },
-      ...this.project.connections.map((connection) => ({
-        name: connection.name,
-        kind: connection.kind,
-        description: connection.description,
-      })),
-    ];
-  }
-
-  private models(): Json[] {
-    return this.project.models.map((model) => ({
-      name: model.name,
-      kind: model.kind,
-      description: model.description,
-      connection: 'connection' in model ? model.connection : 'default',
-      depends_on: 'refs' in model ? model.refs : [],
-      columns: schemaFields(
-        {
-          columns: model.columns.map((c) => ({
-            name: c.name,
-            type: c.type ?? 'string',
-            databaseType: '',
-          })),
-        },
-        model.columns,
-      ),
-    }));
   }
 }

@@ -97,9 +97,14 @@ export function renderCurrent(reply: ErrorReply): object {
   return { statusCode: reply.status, error: reply.code, message: reply.message };
 }
 
-/** Legacy layout: `{detail}`. */
+/**
+ * Legacy layout: `{detail}`; a 400 also carries `message` with the same text, which clients of the 0.4
+ * service read on client errors.
+ */
 export function renderLegacy(reply: ErrorReply): object {
-  return { detail: reply.message };
+  return reply.status === 400
+    ? { detail: reply.message, message: reply.message }
+    : { detail: reply.message };
 }
 
 export const LEGACY_PREFIX = '/service-v0/';

@@ -24,6 +24,16 @@ describe('parseNewUser', () => {
     });
   });
 
+  it('ignores keys that are not user fields (form state that clients send along)', () => {
+    const body = { username: 'ann', password: 'pw', level: 1, __prev__password: '', colour: 'red' };
+    expect(parseNewUser(body, FIELDS)).toEqual({
+      username: 'ann',
+      password: 'pw',
+      isAdmin: false,
+      fields: { role: 'employee', level: 1, score: null },
+    });
+  });
+
   it.each([
     [{ password: 'pw', level: 1 }, 'Field "username" is required'],
     [{ username: 'a b', password: 'pw', level: 1 }, 'Field "username" must be'],
@@ -34,7 +44,6 @@ describe('parseNewUser', () => {
       { username: 'ann', password: 'pw', level: 1, role: 'boss' },
       'Field "role" must be one of manager, employee',
     ],
-    [{ username: 'ann', password: 'pw', level: 1, colour: 'red' }, 'Unknown field "colour"'],
     [
       { username: 'ann', password: 'pw', level: 1, is_admin: 'yes' },
       'Field "is_admin" must be a boolean',
@@ -51,19 +60,28 @@ describe('parseNewUser', () => {
 
 describe('parseUserUpdate', () => {
   it('returns only what is sent', () => {
-    expect(parseUserUpdate({ role: 'manager' }, FIELDS)).toEqual({
+    expect(parseUserUpdate({ role: 'manager' }, FIELDS, 'ann')).toEqual({
       isAdmin: undefined,
       fields: { role: 'manager' },
     });
-    expect(parseUserUpdate({ is_admin: true }, FIELDS)).toEqual({ isAdmin: true, fields: {} });
+    expect(parseUserUpdate({ is_admin: true }, FIELDS, 'ann')).toEqual({
+      isAdmin: true,
+      fields: {},
+    });
   });
 
-  it('refuses username, password and unknown fields', () => {
-    expect(() => parseUserUpdate({ username: 'x' }, FIELDS)).toThrow(
+  it('accepts the username of the path and ignores keys that are not user fields', () => {
+    expect(parseUserUpdate({ username: 'ann', nope: 1, level: 2 }, FIELDS, 'ann')).toEqual({
+      isAdmin: undefined,
+      fields: { level: 2 },
+    });
+  });
+
+  it('refuses another username and any password', () => {
+    expect(() => parseUserUpdate({ username: 'x' }, FIELDS, 'ann')).toThrow(
       'A username cannot be changed',
     );
-    expect(() => parseUserUpdate({ password: 'x' }, FIELDS)).toThrow('change-password');
-    expect(() => parseUserUpdate({ nope: 1 }, FIELDS)).toThrow('Unknown field "nope"');
+    expect(() => parseUserUpdate({ password: 'x' }, FIELDS, 'ann')).toThrow('change-password');
   });
 });
 

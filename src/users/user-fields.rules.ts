@@ -49,15 +49,14 @@ function checkValue(field: UserField, value: unknown): UserFieldValue {
   return typed;
 }
 
+/**
+ * The project fields' values among what is sent. Keys that are not user fields are ignored, as the b-era
+ * service did: real clients send their own form state with the user (`__prev__username`).
+ */
 function checkProjectFields(
   input: Record<string, unknown>,
   fields: UserField[],
-  allowed: Set<string>,
 ): Record<string, UserFieldValue> {
-  const byName = new Map(fields.map((field) => [field.name, field]));
-  for (const key of Object.keys(input)) {
-    if (!allowed.has(key) && !byName.has(key)) throw new InvalidUserError(`Unknown field "${key}"`);
-  }
   const values: Record<string, UserFieldValue> = {};
   for (const field of fields) {
     if (field.name in input) values[field.name] = checkValue(field, input[field.name]);
@@ -89,7 +88,7 @@ export function parseNewUser(body: unknown, fields: UserField[]): NewUser {
   if (password.length > MAX_PASSWORD) {
     throw new InvalidUserError(`Field "password" must be at most ${MAX_PASSWORD} characters`);
   }
-  const values = checkProjectFields(input, fields, new Set(['username', 'password', 'is_admin']));
+  const values = checkProjectFields(input, fields);
   for (const field of fields) {
     if (field.name in values) continue;
     if (field.required && field.default === undefined) {
@@ -104,16 +103,21 @@ export function parseNewUser(body: unknown, fields: UserField[]): NewUser {
   };
 }
 
-/** A change from `PUT P/users/{username}`: only what is sent; username and password cannot change here. */
-export function parseUserUpdate(body: unknown, fields: UserField[]): UserUpdate {
+/**
+ * A change from `PUT P/users/{username}`: only what is sent. The username cannot change here (one equal to
+ * the path's is accepted and changes nothing), nor the password.
+ */
+export function parseUserUpdate(body: unknown, fields: UserField[], username: string): UserUpdate {
   const input = asObject(body);
-  if ('username' in input) throw new InvalidUserError('A username cannot be changed');
+  if ('username' in input && input.username !== username) {
+    throw new InvalidUserError('A username cannot be changed');
+  }
   if ('password' in input) {
     throw new InvalidUserError('A password changes only through the change-password endpoint');
   }
   return {
     isAdmin: checkIsAdmin(input.is_admin),
-    fields: checkProjectFields(input, fields, new Set(['is_admin'])),
+    fields: checkProjectFields(input, fields),
   };
 }
 

@@ -19,13 +19,15 @@ function fieldSchema(field: UserField): Schema {
   return schema;
 }
 
-/** OpenAPI schemas of the user bodies, generated from the project's user fields. */
+/**
+ * OpenAPI schemas of the user bodies, generated from the project's user fields. Other keys are accepted
+ * and ignored (clients send their own form state along), so the schemas stay open.
+ */
 export function userSchemas(fields: UserField[]): Record<string, Schema> {
   const own = Object.fromEntries(fields.map((field) => [field.name, fieldSchema(field)]));
   return {
     NewUser: {
       type: 'object',
-      additionalProperties: false,
       required: [
         'username',
         'password',
@@ -40,8 +42,14 @@ export function userSchemas(fields: UserField[]): Record<string, Schema> {
     },
     UserUpdate: {
       type: 'object',
-      additionalProperties: false,
-      properties: { is_admin: { type: 'boolean' }, ...own },
+      properties: {
+        username: {
+          type: 'string',
+          description: "Accepted only when equal to the path's username; it changes nothing",
+        },
+        is_admin: { type: 'boolean' },
+        ...own,
+      },
     },
   };
 }

@@ -102,7 +102,7 @@ export class UsersService implements OnApplicationBootstrap {
 
   async update(caller: Caller, username: string, body: unknown): Promise<void> {
     requireAdmin(caller);
-    const change = parseUserUpdate(body, this.project.userFields);
+    const change = parseUserUpdate(body, this.project.userFields, username);
     const user = await this.findByUsername(username);
     if (!user) throw new UserNotFoundError(username);
     if (username === ADMIN && change.isAdmin === false) {
