@@ -247,6 +247,16 @@ describe('the OpenAPI document and a client generated from it', () => {
     await expectDocumented('get', P, current);
     await expectDocumented('get', `${P}/data-catalog`, `${current}/data-catalog`, { token: user });
     await expectDocumented('get', `${P}/data-catalog`, `${current}/data-catalog`);
+    const adminCatalog = await expectDocumented(
+      'get',
+      `${P}/data-catalog`,
+      `${current}/data-catalog`,
+      {
+        token: admin,
+      },
+    );
+    expect(adminCatalog.models.length).toBeGreaterThan(0);
+    expect(adminCatalog.lineage.length).toBeGreaterThan(0);
     await expectDocumented('get', `${P}/me`, `${current}/me`, { token: user });
     await expectDocumented('get', `${P}/users`, `${current}/users`, { token: admin });
     await expectDocumented('get', `${P}/user-fields`, `${current}/user-fields`);
@@ -261,6 +271,12 @@ describe('the OpenAPI document and a client generated from it', () => {
       token: admin,
       json: { sql_query: 'SELECT category, count(*) AS n FROM categories GROUP BY 1' },
     });
+    await expectDocumented(
+      'get',
+      `${P}/query-models?x_sql_query=${encodeURIComponent('SELECT count(*) AS n FROM categories')}`,
+      `${current}/query-models`,
+      { token: admin },
+    );
     for (const dataset of ['expenses_by_month', 'expenses_grouped', 'expense_transactions']) {
       const results = `${P}/datasets/${dataset}/results`;
       const parameters = `${P}/datasets/${dataset}/parameters`;
@@ -323,5 +339,20 @@ describe('the OpenAPI document and a client generated from it', () => {
       { token: user },
     );
     await expectDocumented('get', `${L}/dataset/nothing`, `${legacy}/dataset/{name}`);
+    const legacyInvalid = await expectDocumented(
+      'get',
+      `${L}/dataset/expenses_by_month?start_date=soon`,
+      `${legacy}/dataset/{name}`,
+    );
+    expect(legacyInvalid.message).toBe(legacyInvalid.detail);
+    const unsupported = await api.request('POST', byMonth, { form: { min_filter: '10' } });
+    expect(unsupported.status).toBe(415);
+    const documented415 = document.paths[byMonth]?.post?.responses?.['415'];
+    expect(documented415?.content?.['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
+    expect(
+      mismatches(document, documented415.content['application/json'].schema, unsupported.body),
+    ).toEqual([]);
   });
 });

@@ -48,6 +48,8 @@ export class AdminController {
    * `x_sql_query` with x_orientation, x_limit, x_offset and selections.
    */
   @Get('query-models')
+  @ApiJson('DatasetResult', 'The query result')
+  @ApiErrors(400)
   @ApiQuery({ name: 'x_sql_query', required: true, type: String })
   queryModelsGet(
     @CurrentCaller() caller: Caller,
