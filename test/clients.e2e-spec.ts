@@ -1,17 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ElementHandle, HTTPResponse, Page } from 'puppeteer-core';
+import type {
+  Browser,
+  BrowserContext,
+  ElementHandle,
+  Frame,
+  Page,
+  Response,
+} from 'playwright-core';
 import { Api, P } from './support/api';
 import {
-  ResponseRecord,
-  STUDIO_PATH,
+  VIEWPORT,
   launchBrowser,
   recordResponses,
-  serveClients,
-  sharedDir,
+  serverErrors,
   step,
   textsOf,
-} from './support/clients';
+  withText,
+} from './support/browser';
+import { STUDIO_PATH, serveClients, sharedDir } from './support/clients';
 import { MONTHLY } from './support/figures';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
 
@@ -67,20 +74,34 @@ function asFigures(rows: string[][]): [string, number][] {
   return rows.map(([name, value]) => [name, Number(value)]);
 }
 
+/** Waits for an element to be in the page, shown or not. */
+function present(scope: Page | Frame, selector: string): Promise<ElementHandle> {
+  return scope.waitForSelector(selector, { state: 'attached' });
+}
+
+/** The element a function run on `handle` in the page returns. */
+async function elementFrom(
+  handle: ElementHandle,
+  find: (node: unknown) => unknown,
+): Promise<ElementHandle> {
+  const element = (await handle.evaluateHandle(find)).asElement();
+  if (!element) throw new Error('no such element');
+  return element as ElementHandle;
+}
+
 /** The label-and-widget block of a parameter, found by its label. */
 async function widget(page: Page, label: string): Promise<ElementHandle> {
-  const handle = await page.waitForSelector(`.widget-label ::-p-text(${label})`);
-  const block = await handle!.evaluateHandle((node) =>
-    (node as unknown as { closest(s: string): unknown }).closest('.widget-label')!,
+  const handle = await present(page, withText('.widget-label', label));
+  return elementFrom(
+    handle,
+    (node) =>
+      (node as { closest(s: string): { parentElement: unknown } }).closest('.widget-label')
+        .parentElement,
   );
-  const parent = await (block as ElementHandle).evaluateHandle(
-    (node) => (node as unknown as { parentElement: unknown }).parentElement,
-  );
-  return parent as ElementHandle;
 }
 
 /** Waits for a response whose URL contains `part` (and that is not a CORS preflight). */
-function responseTo(page: Page, part: string, status = 200): Promise<HTTPResponse> {
+function responseTo(page: Page, part: string, status = 200): Promise<Response> {
   return page.waitForResponse(
     (response) =>
       response.url().includes(part) &&
@@ -89,60 +110,65 @@ function responseTo(page: Page, part: string, status = 200): Promise<HTTPRespons
   );
 }
 
+/** Selects what the field holds and types over it, key by key. */
 async function typeInto(page: Page, selector: string, text: string): Promise<void> {
-  const input = await page.waitForSelector(selector);
-  await input!.click({ count: 3 });
-  await input!.type(text);
+  const input = await present(page, selector);
+  await input.click({ clickCount: 3 });
+  await input.type(text);
 }
 
-function noServerErrors(records: ResponseRecord[]): void {
-  expect(records.length).toBeGreaterThan(0);
-  expect(records.filter((record) => record.status >= 500)).toEqual([]);
+function noServerErrors(responses: Response[]): void {
+  expect(responses.length).toBeGreaterThan(0);
+  expect(serverErrors(responses)).toEqual([]);
 }
 
 describe('real browser clients', () => {
   let t: TestServer;
   let api: Api;
   let clients: { url: string; close(): Promise<void> };
-  let chromium: Awaited<ReturnType<typeof launchBrowser>>;
+  let browser: Browser;
+  // One profile for both clients, as one person's browser: they share the static origin's storage.
+  let context: BrowserContext;
 
   beforeAll(async () => {
     // The static server's port is needed for CORS before the service starts: reserve it first.
     clients = await serveClients(() => t.url);
     t = await startServer({ CORS_ORIGINS: clients.url });
     api = new Api(t.url);
-    chromium = await launchBrowser();
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: VIEWPORT });
   });
   afterAll(async () => {
-    await chromium?.close();
+    await context?.close();
+    await browser?.close();
     await clients?.close();
     await t?.close();
   });
 
   describe('Squirrels Studio v1', () => {
     let page: Page;
-    let responses: ResponseRecord[];
+    let responses: Response[];
     const studio = () => `${clients.url}${STUDIO_PATH}`;
     const run = <T>(name: string, body: () => Promise<T>) => step(page, `studio-${name}`, body);
     const menu = async (item: string) => {
-      await page.click('.header-buttons button::-p-text(Menu)');
-      const entry = await page.waitForSelector(`.menu-item::-p-text(${item})`);
-      await entry!.click();
+      await page.click(withText('.header-buttons button', 'Menu'));
+      const entry = await present(page, withText('.menu-item', item));
+      await entry.click();
     };
     const login = async (username: string, password: string) => {
       await typeInto(page, '#username', username);
       await typeInto(page, '#password', password);
       await page.click('.login-button');
-      await page.waitForSelector(`.auth-container ::-p-text(Logged in as "${username}")`);
+      await present(page, withText('.auth-container', `Logged in as "${username}"`));
     };
 
     beforeAll(async () => {
-      page = await chromium.browser.newPage();
+      page = await context.newPage();
       responses = recordResponses(page);
       // The token dialog asks to copy the token before it closes.
-      await chromium.browser
-        .defaultBrowserContext()
-        .overridePermissions(clients.url, ['clipboard-read', 'clipboard-sanitized-write']);
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+        origin: clients.url,
+      });
       // Deleting a user or a token asks for confirmation.
       page.on('dialog', (dialog) => void dialog.accept());
     });
@@ -159,7 +185,7 @@ describe('real browser clients', () => {
         const metadata = responseTo(page, P);
         await page.click('.connect-button');
         expect((await (await metadata).json()).service_version).toMatch(/^0\.5\./);
-        await page.waitForSelector('.login-page #username');
+        await present(page, '.login-page #username');
         expect(page.url()).toContain('#/login?');
       }));
 
@@ -170,14 +196,14 @@ describe('real browser clients', () => {
         );
         const href = links.find((link) => link.endsWith('/redoc')) ?? '';
         expect(href).toBe(`${t.url}${P}/redoc`);
-        const docs = await chromium.browser.newPage();
+        const docs = await context.newPage();
         try {
           const requests: string[] = [];
           docs.on('request', (request) => void requests.push(request.url()));
           await docs.goto(href);
           const title = (await api.get(`${P}/docs-json`)).body.info.title as string;
-          await docs.waitForSelector(`h1 ::-p-text(${title})`);
-          await docs.waitForSelector('::-p-text(query-models)');
+          await present(docs, withText('h1', title));
+          await present(docs, withText('', 'query-models'));
           const elsewhere = requests.filter(
             (url) =>
               !url.startsWith(`${t.url}/`) && !url.startsWith('data:') && !url.startsWith('blob:'),
@@ -192,48 +218,47 @@ describe('real browser clients', () => {
     it('explores as a guest: public datasets, monthly totals, paging', () =>
       run('guest', async () => {
         await page.click('.guest-button');
-        await page.waitForSelector('.auth-container ::-p-text(Exploring as Guest)');
-        await page.waitForSelector('#dataset-select option');
+        await present(page, withText('.auth-container', 'Exploring as Guest'));
+        await present(page, '#dataset-select option');
         expect(await textsOf(page, '#dataset-select option')).toEqual([
           'Expenses by Month',
           'Orders Summary',
           'Order Details',
         ]);
-        await page.waitForSelector('.widget-label ::-p-text(Start Date)');
+        await present(page, withText('.widget-label', 'Start Date'));
         const results = responseTo(page, '/datasets/expenses_by_month/results');
         await page.click('.left-container-footer button');
         await results;
-        await page.waitForSelector('.table-content tbody td');
+        await present(page, '.table-content tbody td');
         expect(asFigures(await rowsOf(page, '.table-content'))).toEqual(MONTHLY);
         expect(await textsOf(page, '.pagination-text')).toEqual(['Page 1 of 1']);
 
         // Five rows per page: three pages, each fetched with x_offset and x_limit.
-        await page.click('.header-buttons button::-p-text(Menu)');
+        await page.click(withText('.header-buttons button', 'Menu'));
         await typeInto(page, '#rows-per-page', '5');
         await page.click('#header-container');
         const first = responseTo(page, 'x_limit=5');
         await page.click('.left-container-footer button');
         expect((await (await first).json()).total_num_rows).toBe(12);
-        await page.waitForSelector('.pagination-text ::-p-text(Page 1 of 3)');
+        await present(page, withText('.pagination-text', 'Page 1 of 3'));
         expect(asFigures(await rowsOf(page, '.table-content'))).toEqual(MONTHLY.slice(0, 5));
         const second = responseTo(page, 'x_offset=5&x_limit=5');
-        await page.click('.pagination-link::-p-text(next)');
+        await page.click(withText('.pagination-link', 'next'));
         await second;
-        await page.waitForSelector('.pagination-text ::-p-text(Page 2 of 3)');
+        await present(page, withText('.pagination-text', 'Page 2 of 3'));
         await page.waitForFunction(
           (month) => document.querySelector('.table-content tbody td')?.textContent === month,
-          {},
           MONTHLY[5][0],
         );
         expect(asFigures(await rowsOf(page, '.table-content'))).toEqual(MONTHLY.slice(5, 10));
-        await page.click('.pagination-link::-p-text(last)');
-        await page.waitForSelector('.pagination-text ::-p-text(Page 3 of 3)');
+        await page.click(withText('.pagination-link', 'last'));
+        await present(page, withText('.pagination-text', 'Page 3 of 3'));
         await page.waitForFunction(
           () => document.querySelectorAll('.table-content tbody tr').length === 2,
         );
         expect(asFigures(await rowsOf(page, '.table-content'))).toEqual(MONTHLY.slice(10));
-        await page.click('.pagination-link::-p-text(first)');
-        await page.waitForSelector('.pagination-text ::-p-text(Page 1 of 3)');
+        await page.click(withText('.pagination-link', 'first'));
+        await present(page, withText('.pagination-text', 'Page 1 of 3'));
         await page.waitForFunction(
           () => document.querySelectorAll('.table-content tbody tr').length === 5,
         );
@@ -242,16 +267,16 @@ describe('real browser clients', () => {
     it('signs in as the administrator', () =>
       run('login', async () => {
         await menu('Login');
-        await page.waitForSelector('.login-page #username');
+        await present(page, '.login-page #username');
         await login('admin', ADMIN_PASSWORD);
-        await page.waitForSelector('#data-type-select option[value=model]');
-        await page.waitForSelector('#dataset-select option[value=expense_transactions]');
+        await present(page, '#data-type-select option[value=model]');
+        await present(page, '#dataset-select option[value=expense_transactions]');
       }));
 
     it('manages users: create, edit, delete', () =>
       run('users', async () => {
         await menu('Manage Users');
-        await page.waitForSelector('.users-table tbody td ::-p-text(admin)');
+        await present(page, withText('.users-table tbody td', 'admin'));
         expect(await textsOf(page, '.users-table thead th')).toEqual([
           'Username',
           'Admin',
@@ -259,19 +284,19 @@ describe('real browser clients', () => {
           'Actions',
         ]);
         const create = async (username: string, password: string) => {
-          await page.click('.header-actions button::-p-text(Create User)');
+          await page.click(withText('.header-actions button', 'Create User'));
           await typeInto(page, '.user-modal #username', username);
           await typeInto(page, '.user-modal #password', password);
           const created = responseTo(page, `${P}/users`);
           await page.click('.user-modal button[type=submit]');
           const sent = JSON.parse((await created).request().postData() ?? '{}') as object;
-          await page.waitForSelector(`.users-table td ::-p-text(${username})`);
+          await present(page, withText('.users-table td', username));
           return sent;
         };
         // The Studio sends its form state along (`__prev__username`...): the service ignores it.
         const sent = await create('mia', 'mia-first-pass');
         expect(Object.keys(sent)).toEqual(expect.arrayContaining(['__prev__username', 'role']));
-        await page.waitForSelector('.success-message ::-p-text(User created successfully)');
+        await present(page, withText('.success-message', 'User created successfully'));
         const users = async () =>
           Object.fromEntries(
             (await rowsOf(page, '.users-table')).map(([name, admin, role]) => [
@@ -281,19 +306,19 @@ describe('real browser clients', () => {
           );
         expect(await users()).toEqual({ admin: 'Yes/employee', mia: 'No/employee' });
 
-        const miaRow = await page.waitForSelector('.users-table tr ::-p-text(mia)');
-        const edit = await miaRow!.evaluateHandle((cell) =>
-          (cell as unknown as { closest(s: string): { querySelector(s: string): unknown } })
+        const miaRow = await present(page, withText('.users-table tr', 'mia'));
+        const edit = await elementFrom(miaRow, (cell) =>
+          (cell as { closest(s: string): { querySelector(s: string): unknown } })
             .closest('tr')
             .querySelector('.edit-button'),
         );
-        await (edit as ElementHandle).click();
-        await page.waitForSelector('.user-modal #edit-role');
-        await page.select('.user-modal #edit-role', 'manager');
+        await edit.click();
+        await present(page, '.user-modal #edit-role');
+        await page.selectOption('.user-modal #edit-role', 'manager');
         const updated = responseTo(page, `${P}/users/mia`);
         await page.click('.user-modal button[type=submit]');
         await updated;
-        await page.waitForSelector('.success-message ::-p-text(User updated successfully)');
+        await present(page, withText('.success-message', 'User updated successfully'));
         await page.waitForFunction(() =>
           Array.from(document.querySelectorAll('.users-table tr')).some(
             (row) => row.textContent?.startsWith('miaNomanager') ?? false,
@@ -302,16 +327,16 @@ describe('real browser clients', () => {
         expect(await users()).toEqual({ admin: 'Yes/employee', mia: 'No/manager' });
 
         await create('leo', 'leo-pass-1');
-        const leoRow = await page.waitForSelector('.users-table tr ::-p-text(leo)');
-        const remove = await leoRow!.evaluateHandle((cell) =>
-          (cell as unknown as { closest(s: string): { querySelector(s: string): unknown } })
+        const leoRow = await present(page, withText('.users-table tr', 'leo'));
+        const remove = await elementFrom(leoRow, (cell) =>
+          (cell as { closest(s: string): { querySelector(s: string): unknown } })
             .closest('tr')
             .querySelector('.delete-button'),
         );
         const deleted = responseTo(page, `${P}/users/leo`);
-        await (remove as ElementHandle).click();
+        await remove.click();
         await deleted;
-        await page.waitForSelector('.success-message ::-p-text(User deleted successfully)');
+        await present(page, withText('.success-message', 'User deleted successfully'));
         await page.waitForFunction(
           () => document.querySelectorAll('.users-table tbody tr').length === 2,
         );
@@ -322,14 +347,14 @@ describe('real browser clients', () => {
           { username: 'admin', is_admin: true, role: 'employee' },
           { username: 'mia', is_admin: false, role: 'manager' },
         ]);
-        await page.click('.header-actions button::-p-text(Back to Explorer)');
-        await page.waitForSelector('#data-type-select');
+        await page.click(withText('.header-actions button', 'Back to Explorer'));
+        await present(page, '#data-type-select');
       }));
 
     it('lists the data models by type and queries them', () =>
       run('models', async () => {
-        await page.select('#data-type-select', 'model');
-        await page.waitForSelector('.model-explorer .model-name');
+        await page.selectOption('#data-type-select', 'model');
+        await present(page, '.model-explorer .model-name');
         const sections = await page.$$eval('.model-type-section', (nodes) =>
           nodes.map((node) => {
             const section = node as unknown as {
@@ -365,14 +390,14 @@ describe('real browser clients', () => {
         const query = responseTo(page, '/query-models?');
         await page.click('.run-query-button');
         expect((await query).request().method()).toBe('GET');
-        await page.waitForSelector('.table-content tbody td');
+        await present(page, '.table-content tbody td');
         expect(asFigures(await rowsOf(page, '.table-content'))).toEqual(BY_CATEGORY);
       }));
 
     it('draws the lineage of every model, dataset and dashboard', () =>
       run('lineage', async () => {
-        await page.select('#data-type-select', 'lineage');
-        await page.waitForSelector('.react-flow__node');
+        await page.selectOption('#data-type-select', 'lineage');
+        await present(page, '.react-flow__node');
         const catalog = (await api.get(`${P}/data-catalog`, await api.adminToken())).body;
         const expected = new Set<string>();
         for (const edge of catalog.lineage as {
@@ -385,7 +410,6 @@ describe('real browser clients', () => {
         for (const model of catalog.models) expect(expected.has(model.name)).toBe(true);
         await page.waitForFunction(
           (count) => document.querySelectorAll('.react-flow__edge').length === count,
-          {},
           catalog.lineage.length,
         );
         const nodes = await textsOf(page, '.react-flow__node');
@@ -400,37 +424,37 @@ describe('real browser clients', () => {
 
     it('renders both dashboards: PNG and HTML', () =>
       run('dashboards', async () => {
-        await page.select('#data-type-select', 'dashboard');
+        await page.selectOption('#data-type-select', 'dashboard');
         await page.waitForFunction(
           () =>
             (document.querySelector('#dataset-select') as unknown as { value: string } | null)
               ?.value === 'expenses_dashboard',
         );
-        await page.waitForSelector('.widget-label ::-p-text(Date Range)');
+        await present(page, withText('.widget-label', 'Date Range'));
         const png = responseTo(page, '/dashboards/expenses_dashboard/results');
         await page.click('.left-container-footer button');
         expect((await png).headers()['content-type']).toBe('image/png');
-        const image = await page.waitForSelector('#right-container img[src^="data:image/png"]');
+        const image = await present(page, '#right-container img[src^="data:image/png"]');
         await page.waitForFunction(
           (img) => (img as unknown as { complete: boolean; naturalWidth: number }).complete,
-          {},
           image,
         );
-        const size = await image!.evaluate((img) => [
+        const size = await image.evaluate((img) => [
           (img as unknown as { naturalWidth: number }).naturalWidth,
           (img as unknown as { naturalHeight: number }).naturalHeight,
         ]);
         expect(size[0]).toBeGreaterThan(300);
         expect(size[1]).toBeGreaterThan(300);
 
-        await page.select('#dataset-select', 'expenses_report');
-        await page.waitForSelector('.widget-label ::-p-text(Start Date)');
+        await page.selectOption('#dataset-select', 'expenses_report');
+        await present(page, withText('.widget-label', 'Start Date'));
         const html = responseTo(page, '/dashboards/expenses_report/results');
         await page.click('.left-container-footer button');
         expect((await html).headers()['content-type']).toMatch(/^text\/html/);
-        const frameHandle = await page.waitForSelector('#right-container iframe');
-        const frame = await frameHandle!.contentFrame();
-        await frame.waitForSelector('body ::-p-text(Monthly totals)');
+        const frameHandle = await present(page, '#right-container iframe');
+        const frame = await frameHandle.contentFrame();
+        if (!frame) throw new Error('the report is not in a frame');
+        await present(frame, withText('body', 'Monthly totals'));
         const text = await frame.$eval(
           'body',
           (body) => (body as unknown as { innerText: string }).innerText,
@@ -444,20 +468,20 @@ describe('real browser clients', () => {
     it('creates, uses and deletes an API token', () =>
       run('tokens', async () => {
         await menu('User Settings');
-        await page.waitForSelector('#token_description');
+        await present(page, '#token_description');
         await typeInto(page, '#token_description', 'studio-ci');
         const created = responseTo(page, `${P}/tokens`);
         await page.click('.create-token-button');
         const token = (await (await created).json()).access_token as string;
-        await page.waitForSelector(`.token-modal ::-p-text(${token.slice(0, 20)})`);
+        await present(page, withText('.token-modal', token.slice(0, 20)));
         expect((await api.get(`${P}/me`, token)).body.username).toBe('admin');
         // The modal closes only once the token is copied: copy it, and read the clipboard back.
         await page.click('.token-modal .copy-button');
-        await page.waitForSelector('.token-copied-message');
+        await present(page, '.token-copied-message');
         expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
         await page.click('.token-modal-actions .blue-button:not([disabled])');
-        await page.waitForSelector('.token-modal', { hidden: true });
-        await page.waitForSelector('.tokens-table td ::-p-text(studio-ci)');
+        await page.waitForSelector('.token-modal', { state: 'hidden' });
+        await present(page, withText('.tokens-table td', 'studio-ci'));
         const listed = (await rowsOf(page, '.tokens-table')).find(
           ([title]) => title === 'studio-ci',
         );
@@ -472,31 +496,30 @@ describe('real browser clients', () => {
         );
         await page.click('.tokens-table .delete-button');
         expect((await deleted).status()).toBe(200);
-        await page.waitForSelector('.success-message ::-p-text(Token deleted successfully)');
+        await present(page, withText('.success-message', 'Token deleted successfully'));
         expect((await api.get(`${P}/me`, token)).status).toBe(401);
-        await page.click('.settings-header button::-p-text(Back to Explorer)');
-        await page.waitForSelector('#data-type-select');
+        await page.click(withText('.settings-header button', 'Back to Explorer'));
+        await present(page, '#data-type-select');
       }));
 
     it('cascades parameters for a manager: group_by → limit, category → subcategory', () =>
       run('cascade', async () => {
         await menu('Logout');
-        await page.waitForSelector('.login-page #username');
+        await present(page, '.login-page #username');
         await login('mia', 'mia-first-pass');
-        await page.waitForSelector('#dataset-select option[value=expenses_grouped]');
-        await page.select('#dataset-select', 'expenses_grouped');
+        await present(page, '#dataset-select option[value=expenses_grouped]');
+        await page.selectOption('#dataset-select', 'expenses_grouped');
         const groupBy = await widget(page, 'Group By');
         const select = (await groupBy.$('select'))!;
         await page.waitForFunction(
           (s) => (s as unknown as { value: string }).value === 'trans',
-          {},
           select,
         );
         await widget(page, 'Max Number of Rows');
 
         // Another grouping hides the row limit (disabled), transactions bring it back.
         let refresh = responseTo(page, 'x_parent_param=group_by');
-        await select.select('cat');
+        await select.selectOption('cat');
         await refresh;
         await page.waitForFunction(
           () =>
@@ -505,11 +528,11 @@ describe('real browser clients', () => {
             ),
         );
         refresh = responseTo(page, 'x_parent_param=group_by');
-        await select.select('trans');
+        await select.selectOption('trans');
         await refresh;
         await widget(page, 'Max Number of Rows');
         refresh = responseTo(page, 'x_parent_param=group_by');
-        await select.select('cat');
+        await select.selectOption('cat');
         await refresh;
 
         // Categories narrow the subcategories to their own.
@@ -521,7 +544,7 @@ describe('real browser clients', () => {
         const optionsOf = async (label: string) => {
           const block = await widget(page, label);
           await (await block.$('.dropdown-heading'))!.click();
-          await block.waitForSelector('.dropdown-content .item-renderer');
+          await block.waitForSelector('.dropdown-content .item-renderer', { state: 'attached' });
           const texts = await block.$$eval('.dropdown-content .item-renderer span', (spans) =>
             spans.map((span) => ((span as unknown as PageNode).textContent ?? '').trim()),
           );
@@ -555,7 +578,7 @@ describe('real browser clients', () => {
         const results = responseTo(page, '/datasets/expenses_grouped/results?');
         await page.click('.left-container-footer button');
         expect((await results).url()).toContain('group_by=cat');
-        await page.waitForSelector('.table-content tbody td');
+        await present(page, '.table-content tbody td');
         const rows = asFigures(await rowsOf(page, '.table-content'));
         expect([...rows].sort()).toEqual(BY_CATEGORY);
       }));
@@ -567,19 +590,19 @@ describe('real browser clients', () => {
         await typeInto(page, '#new_password', 'mia-second-pass');
         await typeInto(page, '#confirm_password', 'mia-second-pass');
         const changed = responseTo(page, `${P}/change-password`);
-        await page.click('button::-p-text(Change Password)');
+        await page.click(withText('button', 'Change Password'));
         await changed;
-        await page.waitForSelector('.success-message ::-p-text(Password changed successfully)');
+        await present(page, withText('.success-message', 'Password changed successfully'));
         await expect(api.login('mia', 'mia-first-pass')).rejects.toThrow('401');
         expect(await api.login('mia', 'mia-second-pass')).toEqual(expect.any(String));
-        await page.click('.settings-header button::-p-text(Back to Explorer)');
-        await page.waitForSelector('#data-type-select');
+        await page.click(withText('.settings-header button', 'Back to Explorer'));
+        await present(page, '#data-type-select');
       }));
 
     it('logs out', () =>
       run('logout', async () => {
         await menu('Logout');
-        await page.waitForSelector('.login-page #username');
+        await present(page, '.login-page #username');
         expect(page.url()).toContain('#/login?');
         const stored = await page.evaluate(() => sessionStorage.getItem('jwtToken'));
         expect(stored).toBeNull();
@@ -592,11 +615,11 @@ describe('real browser clients', () => {
 
   describe('Squirrels testing UI 0.4', () => {
     let page: Page;
-    let responses: ResponseRecord[];
+    let responses: Response[];
     const run = <T>(name: string, body: () => Promise<T>) => step(page, `testing-ui-${name}`, body);
 
     beforeAll(async () => {
-      page = await chromium.browser.newPage();
+      page = await context.newPage();
       responses = recordResponses(page);
     });
     afterAll(async () => {
@@ -612,7 +635,7 @@ describe('real browser clients', () => {
           '/service-v0/expenses/v1/token',
         );
         await catalog;
-        await page.waitForSelector('#dataset-select option');
+        await present(page, '#dataset-select option');
         expect(await textsOf(page, '#dataset-select option')).toEqual([
           'Expenses by Month',
           'Orders Summary',
@@ -622,7 +645,7 @@ describe('real browser clients', () => {
 
     it("shows a dataset's parameters and its table", () =>
       run('dataset', async () => {
-        await page.waitForSelector('.widget-label ::-p-text(Start Date)');
+        await present(page, withText('.widget-label', 'Start Date'));
         expect(await textsOf(page, '#left-container .widget-label span')).toEqual([
           'Start Date',
           'End Date',
@@ -632,13 +655,13 @@ describe('real browser clients', () => {
         const results = responseTo(page, '/service-v0/expenses/v1/dataset/expenses_by_month');
         await page.click('input[type=submit][value=Apply]');
         await results;
-        await page.waitForSelector('#table-container tbody td');
+        await present(page, '#table-container tbody td');
         expect(asFigures(await rowsOf(page, '#table-container'))).toEqual(MONTHLY);
       }));
 
     it('authenticates, then sees the protected datasets and groups by category', () =>
       run('authenticate', async () => {
-        await page.click('.auth-container button::-p-text(Authenticate)');
+        await page.click(withText('.auth-container button', 'Authenticate'));
         await typeInto(page, '.modal-content input[name=username]', 'admin');
         await typeInto(page, '.modal-content input[name=password]', ADMIN_PASSWORD);
         const token = responseTo(page, '/service-v0/expenses/v1/token');
@@ -646,12 +669,12 @@ describe('real browser clients', () => {
         await page.click('.modal-content button[type=submit]');
         await token;
         await catalog;
-        await page.waitForSelector('#dataset-select option[value=expense_transactions]');
-        await page.waitForSelector('.auth-container ::-p-text(admin)');
-        await page.select('#dataset-select', 'expenses_grouped');
+        await present(page, '#dataset-select option[value=expense_transactions]');
+        await present(page, withText('.auth-container', 'admin'));
+        await page.selectOption('#dataset-select', 'expenses_grouped');
         const groupBy = await widget(page, 'Group By');
         const parameters = responseTo(page, '/dataset/expenses_grouped/parameters?');
-        await (await groupBy.$('select'))!.select('cat');
+        await (await groupBy.$('select'))!.selectOption('cat');
         await parameters;
         const results = responseTo(page, '/service-v0/expenses/v1/dataset/expenses_grouped?');
         await page.click('input[type=submit][value=Apply]');
