@@ -32,19 +32,22 @@ async function freePort(): Promise<number> {
  */
 async function openPglite(dir: string): Promise<PGlite> {
   const { PGlite } = await import('@electric-sql/pglite');
+  // With PGlite's default 128 MB of shared buffers, opening the database took twice as long as with 16 MB
+  // (3.3 s against 1.5 s on a busy 2-CPU machine). Drey's own tables (users, tokens, builds, audit) are small.
+  const options = { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] };
   const fresh = !existsSync(join(dir, 'PG_VERSION'));
   const template = fresh ? readPgliteTemplate() : undefined;
   mkdirSync(dir, { recursive: true });
   if (template) {
     try {
-      return await PGlite.create(dir, { loadDataDir: new Blob([template]) });
+      return await PGlite.create(dir, { ...options, loadDataDir: new Blob([template]) });
     } catch {
       // A damaged template: start over with initdb on an empty folder.
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
     }
   }
-  return PGlite.create(dir);
+  return PGlite.create(dir, options);
 }
 
 /** A simple-protocol Query message ('Q'). */
