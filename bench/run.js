@@ -2,6 +2,9 @@
 'use strict';
 // `npm run bench`: Drey on Postgres and Redis, pinned to one core, measured against its floors and against
 // DuckDB itself by autocannon pinned to the other core (see docs/performance.md). Writes bench/results.md.
+// Two Drey servers run one after the other: one serving the benchmark's project (bench/project, the
+// generated orders) for the uncached, single-flight and export phases, then one serving the example
+// project for the cached request and the floors, which serve that request's bytes.
 const { spawnSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { existsSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
@@ -19,6 +22,9 @@ const LOAD_CPU = 1;
 const BASE_DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+/** The benchmark's project, with its generated orders table; the cached phase reads the example's rows. */
+const BENCH_PROJECT = join(ROOT, 'bench', 'project');
+const EXAMPLE_PROJECT = join(ROOT, 'examples', 'expenses');
 
 /** The load generator (this process) runs on the other core: re-run pinned unless already. */
 function pinSelf() {
@@ -45,22 +51,18 @@ async function asAdmin(work) {
   }
 }
 
-async function main() {
-  if (pinSelf()) return;
-  const loadAtStart = require('node:os')
-    .loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
-  if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('build first: npx nest build');
-  const name = `drey_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const work = mkdtempSync(join(tmpdir(), 'drey-bench-'));
+/**
+ * Starts Drey pinned to the server's core on a database and a Redis prefix of its own, waits until it is
+ * ready, and signs in as admin.
+ * @param {{ work: string, name: string, projectDir: string, P: string, log: string, secret: string,
+ *   password: string, env?: Record<string, string> }} options
+ */
+async function startDrey({ work, name, projectDir, P, log, secret, password, env = {} }) {
   const databaseUrl = new URL(BASE_DATABASE_URL);
   databaseUrl.pathname = `/${name}`;
-  const secret = randomBytes(32).toString('hex');
-  const password = randomBytes(12).toString('hex');
-  const dataDir = join(work, 'data');
-  const projectDir = join(ROOT, 'examples', 'expenses');
   await asAdmin((client) => client.query(`CREATE DATABASE "${name}"`));
+  const dataDir = join(work, `data-${name}`);
+  const logFile = join(work, log);
   const server = startPinned(
     SERVER_CPU,
     [join(ROOT, 'dist', 'main.js')],
@@ -76,50 +78,114 @@ async function main() {
       JWT_SECRET: secret,
       ADMIN_PASSWORD: password,
       METRICS_PUBLIC: 'true',
-      ORDERS_ROWS: process.env.ORDERS_ROWS || '2000000',
+      ...env,
     },
-    join(work, 'drey.log'),
+    logFile,
   );
   const started = performance.now();
+  const stop = async () => {
+    await server.stop();
+    await asAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    await dropRedisKeys(name);
+  };
   try {
-    const url = await waitForLine(join(work, 'drey.log'), listeningUrl, server, 60_000);
+    const url = await waitForLine(logFile, listeningUrl, server, 60_000);
     await waitUntilOk(`${url}/health/ready`, server, 180_000);
     const startSeconds = (performance.now() - started) / 1000;
-    const login = await fetch(`${url}${phases.P}/login`, {
+    const login = await fetch(`${url}${P}/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ username: 'admin', password }),
     });
     const token = /** @type {{ access_token: string }} */ (await login.json()).access_token;
-    const context = {
-      url,
-      pid: server.pid,
-      token,
-      dataDir,
-      projectDir,
+    return { server, url, token, dataDir, startSeconds, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function main() {
+  if (pinSelf()) return;
+  const loadAtStart = require('node:os')
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+  if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('build first: npx nest build');
+  const name = `drey_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const work = mkdtempSync(join(tmpdir(), 'drey-bench-'));
+  const secret = randomBytes(32).toString('hex');
+  const password = randomBytes(12).toString('hex');
+  const common = { work, secret, password, seconds: SECONDS, warmupSeconds: 2, connections: 10 };
+  try {
+    // The benchmark's own project (bench/project): (e), (c) and (d) on its generated orders table.
+    const bench = await startDrey({
       work,
-      seconds: SECONDS,
-      warmupSeconds: 2,
-      connections: 10,
+      name,
+      projectDir: BENCH_PROJECT,
+      P: phases.P,
+      log: 'drey.log',
       secret,
-      serverCpu: SERVER_CPU,
-    };
-    const cachedReply = await fetch(url + phases.CACHED_PATH, {
-      headers: { authorization: `Bearer ${token}` },
+      password,
+      env: { ORDERS_ROWS: process.env.ORDERS_ROWS || '2000000' },
     });
-    const body = Buffer.from(await cachedReply.arrayBuffer());
-    console.log(`Drey ready in ${startSeconds.toFixed(1)} s (build of the orders included)`);
-    // The export comes first, on the server that has just built: after the load phases, the resident
-    // memory also holds the garbage of tens of thousands of requests that V8 has not collected yet, which
-    // says nothing of the export. The report gives the memory before, the peak, and the end of the run.
-    const csv = await phases.csvExport(context);
-    console.log('export measured');
-    const [http, express, nest] = await phases.floors(context, body);
-    console.log('floors measured');
-    const cached = await phases.cached(context);
-    const { direct, drey } = await phases.uncached(context);
-    const flight = await phases.singleFlight(context);
-    csv.endMb = memoryOf(server.pid).rssMb;
+    let csv, direct, drey, flight;
+    try {
+      const context = {
+        ...common,
+        url: bench.url,
+        pid: bench.server.pid,
+        token: bench.token,
+        dataDir: bench.dataDir,
+        projectDir: BENCH_PROJECT,
+        serverCpu: SERVER_CPU,
+      };
+      console.log(
+        `Drey ready in ${bench.startSeconds.toFixed(1)} s (build of the orders included)`,
+      );
+      // The export comes first, on the server that has just built: after the load phases, the resident
+      // memory also holds the garbage of thousands of requests that V8 has not collected yet, which says
+      // nothing of the export. The report gives the memory before, the peak, and the end of the run.
+      csv = await phases.csvExport(context);
+      console.log('export measured');
+      ({ direct, drey } = await phases.uncached(context));
+      flight = await phases.singleFlight(context);
+      csv.endMb = memoryOf(bench.server.pid).rssMb;
+    } finally {
+      await bench.stop();
+    }
+
+    // The example project (examples/expenses): (b) the cached request, and (a) the floors serving its bytes.
+    const example = await startDrey({
+      work,
+      name: `${name}_example`,
+      projectDir: EXAMPLE_PROJECT,
+      P: phases.EXAMPLE_P,
+      log: 'drey-example.log',
+      secret,
+      password,
+    });
+    let http, express, nest, cached, body;
+    try {
+      const context = {
+        ...common,
+        url: example.url,
+        pid: example.server.pid,
+        token: example.token,
+        dataDir: example.dataDir,
+        projectDir: EXAMPLE_PROJECT,
+        serverCpu: SERVER_CPU,
+      };
+      const cachedReply = await fetch(example.url + phases.CACHED_PATH, {
+        headers: { authorization: `Bearer ${example.token}` },
+      });
+      body = Buffer.from(await cachedReply.arrayBuffer());
+      [http, express, nest] = await phases.floors(context, body);
+      console.log('floors measured');
+      cached = await phases.cached(context);
+    } finally {
+      await example.stop();
+    }
     await report({
       http,
       express,
@@ -130,13 +196,10 @@ async function main() {
       flight,
       csv,
       bodyBytes: body.length,
-      startSeconds,
+      startSeconds: bench.startSeconds,
       loadAtStart,
     });
   } finally {
-    await server.stop();
-    await asAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-    await dropRedisKeys(name);
     rmSync(work, { recursive: true, force: true });
   }
 }
@@ -188,7 +251,7 @@ async function report(r) {
     },
     {
       name: '(e) 1,000,000-row CSV export',
-      note: `${r.csv.rows} rows, ${fixed(r.csv.megabytes, 1)} MB in ${fixed(r.csv.seconds, 2)} s; RSS ${fixed(r.csv.beforeMb, 0)} MB before, peak ${fixed(r.csv.peakMb, 0)} MB while streaming (${fixed(r.csv.endMb, 0)} MB at the end of the run)`,
+      note: `${r.csv.rows} rows, ${fixed(r.csv.megabytes, 1)} MB in ${fixed(r.csv.seconds, 2)} s; RSS ${fixed(r.csv.beforeMb, 0)} MB before, peak ${fixed(r.csv.peakMb, 0)} MB while streaming (${fixed(r.csv.endMb, 0)} MB after (c) and (d))`,
     },
   ];
   const bars = [
@@ -222,9 +285,10 @@ async function report(r) {
   const text = [
     '# Benchmark results',
     '',
-    `Written by \`npm run bench\` on ${new Date().toISOString()}. Drey (NODE_ENV=production, Postgres, Redis,`,
-    `${process.env.ORDERS_ROWS || '2000000'} orders) and every comparison server run on CPU ${SERVER_CPU}; autocannon runs on CPU ${LOAD_CPU},`,
-    `10 connections, ${SECONDS} s per measurement after a 2 s warm-up. Drey started and built in ${fixed(r.startSeconds, 1)} s.`,
+    `Written by \`npm run bench\` on ${new Date().toISOString()}. Drey (NODE_ENV=production, Postgres, Redis)`,
+    `and every comparison server run on CPU ${SERVER_CPU}; autocannon runs on CPU ${LOAD_CPU}, 10 connections, ${SECONDS} s per`,
+    `measurement after a 2 s warm-up. Drey served bench/project (${process.env.ORDERS_ROWS || '2000000'} orders) for (c) to (e),`,
+    `started and built in ${fixed(r.startSeconds, 1)} s, then examples/expenses for (a) and (b).`,
     '',
     `Machine: ${m.nproc} CPUs (${m.cpu}), ${m.memoryGb} GB, ${m.os}, Node ${m.node}, DuckDB node-api ${m.duckdb}.`,
     `Load average at the start and at the end of the run: ${r.loadAtStart} and ${m.load} (other work on the`,

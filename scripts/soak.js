@@ -60,7 +60,6 @@ async function main() {
     LOG_LEVEL: 'info',
     LOGIN_MAX_FAILURES: '1000',
     LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
-    ORDERS_ROWS: process.env.ORDERS_ROWS || '200000',
   };
   const server = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
     env,

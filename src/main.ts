@@ -1,9 +1,8 @@
 import 'reflect-metadata';
-import { createApp } from '@/app';
 import { JsonLogger } from '@/common/json-logger';
 import { ConfigError, loadConfig } from '@/config/config';
+import { startEmbeddedPostgres } from '@/database/embedded-postgres';
 import { ProjectError } from '@/project/project-errors';
-import { installShutdown } from '@/common/shutdown';
 
 async function main(): Promise<void> {
   let config;
@@ -16,6 +15,11 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // The embedded database opens in its own thread while this one loads the application's modules (a few
+  // seconds together); Database.open then takes the database this started. Its errors surface there.
+  if (!config.databaseUrl) startEmbeddedPostgres(config.dataDir).catch(() => undefined);
+  const { createApp } = await import('./app');
+  const { installShutdown } = await import('./common/shutdown');
   const logger = new JsonLogger(config.logLevel);
   try {
     const app = await createApp(config, logger);

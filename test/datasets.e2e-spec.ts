@@ -267,28 +267,17 @@ describe('data catalog', () => {
     const admin = await api.adminToken();
     const employee = await api.userToken(admin, 'cat_emp');
     const anonymous = (await api.get(`${P}/data-catalog`)).body;
-    expect(names(anonymous.datasets)).toEqual([
-      'expenses_by_month',
-      'orders_summary',
-      'orders_detail',
-    ]);
+    expect(names(anonymous.datasets)).toEqual(['expenses_by_month']);
     expect(names(anonymous.dashboards)).toEqual(['expenses_report']);
     expect(anonymous).toMatchObject({ connections: [], models: [], lineage: [] });
     const asEmployee = (await api.get(`${P}/data-catalog`, employee)).body;
-    expect(names(asEmployee.datasets)).toEqual([
-      'expenses_by_month',
-      'expenses_grouped',
-      'orders_summary',
-      'orders_detail',
-    ]);
+    expect(names(asEmployee.datasets)).toEqual(['expenses_by_month', 'expenses_grouped']);
     expect(names(asEmployee.dashboards)).toEqual(['expenses_dashboard', 'expenses_report']);
     const asAdmin = (await api.get(`${P}/data-catalog`, admin)).body;
     expect(names(asAdmin.datasets)).toEqual([
       'expenses_by_month',
       'expenses_grouped',
       'expense_transactions',
-      'orders_summary',
-      'orders_detail',
     ]);
     expect(asAdmin.models.length).toBeGreaterThan(3);
     expect(asAdmin.connections.length).toBeGreaterThan(0);
@@ -338,7 +327,7 @@ describe('data catalog', () => {
       parameters_path: `${L}/dataset/expenses_by_month/parameters`,
       result_path: `${L}/dataset/expenses_by_month`,
     });
-    expect(names(body.datasets)).toEqual(['expenses_by_month', 'orders_summary', 'orders_detail']);
+    expect(names(body.datasets)).toEqual(['expenses_by_month']);
   });
 });
 

@@ -4,8 +4,14 @@ import { join } from 'node:path';
 import { MONTHLY } from './support/figures';
 import { http } from './support/http';
 import { until } from './support/wait';
-import { Api, L, P, decodeJwt } from './support/api';
-import { EXAMPLE_PROJECT, ServerProcess, TestServer, startServer } from './support/server';
+import { Api, BENCH_L, BENCH_P, L, P, decodeJwt } from './support/api';
+import {
+  BENCH_PROJECT,
+  EXAMPLE_PROJECT,
+  ServerProcess,
+  TestServer,
+  startServer,
+} from './support/server';
 
 /** Models added to a copy of the example: one reading the caller, one slow, one with awkward text. */
 const EXTRA_MODELS: Record<string, string> = {
@@ -133,18 +139,6 @@ describe('dataset results cache', () => {
     expect(executions(t.server, 'expenses_by_month')).toHaveLength(ran);
   });
 
-  it('takes a multi-select in any order for the same request (order_matters is off)', async () => {
-    const path = `${P}/datasets/orders_summary/results?order_dates=2023-05-01&order_dates=2023-05-31`;
-    const one = await api.get(`${path}&order_regions=West&order_regions=East`);
-    const other = await api.get(`${path}&order_regions=East&order_regions=West`);
-    expect(other.text).toBe(one.text);
-    expect(other.headers.get('etag')).toBe(one.headers.get('etag'));
-    expect(new Set(one.body.data.map((row: { region: string }) => row.region))).toEqual(
-      new Set(['East', 'West']),
-    );
-    expect(executions(t.server, 'orders_summary')).toHaveLength(1);
-  });
-
   it('answers If-None-Match with 304; a new build changes the ETag and runs the query anew', async () => {
     const first = await api.get(byMonth);
     const etag = first.headers.get('etag') ?? '';
@@ -207,28 +201,6 @@ describe('dataset results cache', () => {
     expect(rows).toHaveLength(1000);
     const cents = rows.reduce((sum, row) => sum + Math.round(Number(row[5]) * 100), 0);
     expect(cents).toBe(3022616);
-
-    const orders = await api.get(`${P}/datasets/orders_detail/results`, undefined, {
-      Accept: 'text/csv',
-    });
-    const records = parseCsv(orders.text);
-    expect(records).toHaveLength(20001);
-    expect(records.slice(1).map((record) => Number(record[0]))).toEqual(
-      Array.from({ length: 20000 }, (_, i) => i + 1),
-    );
-    const first = (await api.get(`${P}/datasets/orders_detail/results?x_limit=1`)).body.data[0];
-    expect(records[1]).toEqual(records[0].map((name) => String(first[name])));
-    const picked = await api.get(
-      `${P}/datasets/orders_detail/results?x_select=amount&x_select=order_id&x_offset=10&x_limit=3`,
-      undefined,
-      { Accept: 'text/csv' },
-    );
-    expect(parseCsv(picked.text).map((record) => record[1])).toEqual([
-      'order_id',
-      '11',
-      '12',
-      '13',
-    ]);
   });
 
   it('answers a kept response with the headers of a first answer, and still checks every request', async () => {
@@ -279,20 +251,6 @@ describe('dataset results cache', () => {
     expect(unchanged.status).toBe(304);
     expect(unchanged.headers.get('etag')).toBe(etag);
     expect(unchanged.text).toBe('');
-  });
-
-  it('writes a large JSON page in pieces, whole and with its ETag, in both layouts', async () => {
-    const path = `${P}/datasets/orders_detail/results?x_limit=12000&x_offset=5`;
-    const page = await api.get(path);
-    expect(page.status).toBe(200);
-    expect(page.headers.get('etag')).toEqual(expect.any(String));
-    expect(page.body.data).toHaveLength(12000);
-    expect(page.body.data[0].order_id).toBe(6);
-    expect(page.body.data[11999].order_id).toBe(12005);
-    expect((await api.get(path)).text).toBe(page.text);
-    const legacy = await api.get(`${L}/dataset/orders-detail`);
-    expect(legacy.status).toBe(200);
-    expect(legacy.body.data).toHaveLength(20000);
   });
 
   it('leaves cross-origin requests to the CORS handling, kept response or not', async () => {
@@ -349,5 +307,70 @@ describe('dataset results cache', () => {
     expect(joined + stored).toBe(23);
     // The query outlasts the sending of the requests: some of them did wait for the running query.
     expect(joined).toBeGreaterThan(0);
+  });
+});
+
+/** The benchmark's project (bench/project): its generated orders table, 20,000 rows in the tests. */
+describe('dataset results on the benchmark project', () => {
+  let t: TestServer;
+  let api: Api;
+
+  beforeAll(async () => {
+    t = await startServer({ PROJECT_DIR: BENCH_PROJECT });
+    api = new Api(t.url);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('takes a multi-select in any order for the same request (order_matters is off)', async () => {
+    const path = `${BENCH_P}/datasets/orders_summary/results?order_dates=2023-05-01&order_dates=2023-05-31`;
+    const one = await api.get(`${path}&order_regions=West&order_regions=East`);
+    const other = await api.get(`${path}&order_regions=East&order_regions=West`);
+    expect(other.text).toBe(one.text);
+    expect(other.headers.get('etag')).toBe(one.headers.get('etag'));
+    expect(new Set(one.body.data.map((row: { region: string }) => row.region))).toEqual(
+      new Set(['East', 'West']),
+    );
+    expect(executions(t.server, 'orders_summary')).toHaveLength(1);
+  });
+
+  it('exports every order as CSV, in order number order, as JSON has them', async () => {
+    const orders = await api.get(`${BENCH_P}/datasets/orders_detail/results`, undefined, {
+      Accept: 'text/csv',
+    });
+    const records = parseCsv(orders.text);
+    expect(records).toHaveLength(20001);
+    expect(records.slice(1).map((record) => Number(record[0]))).toEqual(
+      Array.from({ length: 20000 }, (_, i) => i + 1),
+    );
+    const first = (await api.get(`${BENCH_P}/datasets/orders_detail/results?x_limit=1`)).body
+      .data[0];
+    expect(records[1]).toEqual(records[0].map((name) => String(first[name])));
+    const picked = await api.get(
+      `${BENCH_P}/datasets/orders_detail/results?x_select=amount&x_select=order_id&x_offset=10&x_limit=3`,
+      undefined,
+      { Accept: 'text/csv' },
+    );
+    expect(parseCsv(picked.text).map((record) => record[1])).toEqual([
+      'order_id',
+      '11',
+      '12',
+      '13',
+    ]);
+  });
+
+  it('writes a large JSON page in pieces, whole and with its ETag, in both layouts', async () => {
+    const path = `${BENCH_P}/datasets/orders_detail/results?x_limit=12000&x_offset=5`;
+    const page = await api.get(path);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('etag')).toEqual(expect.any(String));
+    expect(page.body.data).toHaveLength(12000);
+    expect(page.body.data[0].order_id).toBe(6);
+    expect(page.body.data[11999].order_id).toBe(12005);
+    expect((await api.get(path)).text).toBe(page.text);
+    const legacy = await api.get(`${BENCH_L}/dataset/orders-detail`);
+    expect(legacy.status).toBe(200);
+    expect(legacy.body.data).toHaveLength(20000);
   });
 });

@@ -6,9 +6,12 @@ const { combine, measure } = require('./load');
 const { memoryOf, resetPeak, startPinned, waitForLine } = require('./processes');
 const { queryString, selection } = require('./selections');
 
-const P = '/api/service-v0/project/expenses/v1';
-/** The cached request: 100 expense rows, as in the issue, behind a token. */
-const CACHED_PATH = `${P}/datasets/expense_transactions/results?x_limit=100`;
+/** The benchmark's project (bench/project): the orders datasets of (c), (d) and (e). */
+const P = '/api/service-v0/project/orders/v1';
+/** The example project (examples/expenses), which (b) and the floors read. */
+const EXAMPLE_P = '/api/service-v0/project/expenses/v1';
+/** The cached request: 100 expense rows of the example, as in the issue, behind a token. */
+const CACHED_PATH = `${EXAMPLE_P}/datasets/expense_transactions/results?x_limit=100`;
 
 /**
  * @typedef {{ url: string, pid: number, token: string, dataDir: string, projectDir: string,
@@ -216,4 +219,4 @@ async function csvExport(context) {
   return { rows: lines - 1, megabytes: bytes / 1024 ** 2, seconds, beforeMb: before, peakMb };
 }
 
-module.exports = { floors, cached, uncached, singleFlight, csvExport, CACHED_PATH, P };
+module.exports = { floors, cached, uncached, singleFlight, csvExport, CACHED_PATH, P, EXAMPLE_P };

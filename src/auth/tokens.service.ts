@@ -46,6 +46,9 @@ interface Verified {
 /** Tokens whose signature was checked, kept by their text (a few MB at most). */
 const VERIFIED_MAX = 10_000;
 
+/** The nil UUID: never a token's id (they are random, version 4). */
+const NO_TOKEN = '00000000-0000-0000-0000-000000000000';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 @Injectable()
@@ -152,6 +155,14 @@ export class TokensService {
     }
     this.verified.set(token, verified);
     return verified;
+  }
+
+  /**
+   * Runs the token lookup that every request with a token runs (same pool, same prepared statement) for a
+   * token id nobody has: the readiness check, so that it fails whenever those requests would.
+   */
+  async checkLookup(): Promise<void> {
+    await this.records.find(NO_TOKEN);
   }
 
   /** The caller's named tokens that have not expired. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { main } from '@/cli/drey';
 
 const EXAMPLE = join(__dirname, '..', '..', 'examples', 'expenses');
+const BENCH = join(__dirname, '..', '..', 'bench', 'project');
 
 async function run(argv: string[], env: Record<string, string> = {}) {
   const out: string[] = [];
@@ -23,8 +24,8 @@ describe('drey CLI', () => {
   it('validates the example project', async () => {
     const result = await run(['validate']);
     expect(result).toMatchObject({ code: 0, err: '' });
-    expect(result.out).toContain('10 models (3 seed, 2 build, 5 runtime)');
-    expect(result.out).toContain('13 parameters, 5 datasets, 2 dashboards, 0 connections');
+    expect(result.out).toContain('7 models (3 seed, 1 build, 3 runtime)');
+    expect(result.out).toContain('11 parameters, 3 datasets, 2 dashboards, 0 connections');
   });
 
   it('lists every problem of an invalid project, without a stack', async () => {
@@ -49,7 +50,7 @@ describe('drey CLI', () => {
 
     beforeAll(async () => {
       dataDir = mkdtempSync(join(tmpdir(), 'drey-cli-compile-'));
-      expect((await run(['build'], { DATA_DIR: dataDir, ORDERS_ROWS: '500' })).code).toBe(0);
+      expect((await run(['build'], { DATA_DIR: dataDir })).code).toBe(0);
     });
     afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -114,15 +115,26 @@ describe('drey CLI', () => {
 
   it('builds the environment under DATA_DIR', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'drey-cli-data-'));
-    const result = await run(['build'], { DATA_DIR: dataDir, ORDERS_ROWS: '500' });
+    const result = await run(['build'], { DATA_DIR: dataDir });
     const files = readdirSync(join(dataDir, 'environments'));
     rmSync(dataDir, { recursive: true, force: true });
     expect(result).toMatchObject({ code: 0, err: '' });
-    expect(result.out).toContain('[2/5] seed expenses: 1000 rows in');
-    expect(result.out).toContain('[4/5] build expense_details: 1000 rows in');
-    expect(result.out).toContain('[5/5] build orders: 500 rows in');
+    expect(result.out).toContain('[2/4] seed expenses: 1000 rows in');
+    expect(result.out).toContain('[4/4] build expense_details: 1000 rows in');
     expect(files.filter((file) => file.endsWith('.duckdb'))).toHaveLength(1);
     expect(files).toContain('current');
+  });
+
+  it("builds the benchmark's project with the size ORDERS_ROWS gives", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'drey-cli-bench-'));
+    const result = await run(['build'], {
+      PROJECT_DIR: BENCH,
+      DATA_DIR: dataDir,
+      ORDERS_ROWS: '500',
+    });
+    rmSync(dataDir, { recursive: true, force: true });
+    expect(result).toMatchObject({ code: 0, err: '' });
+    expect(result.out).toContain('[1/1] build orders: 500 rows in');
   });
 
   it('explains its usage on a bad command line', async () => {

@@ -26,7 +26,8 @@ export class Database {
       migrations: MIGRATIONS,
       synchronize: false,
       migrationsRun: false,
-      // PGlite serves one connection at a time.
+      // PGlite serves one connection at a time. The pool still closes it after 10 s idle (pg's default) and
+      // connects again later: the embedded server resets the session for each new connection.
       extra: embedded
         ? { max: 1 }
         : {
@@ -46,10 +47,6 @@ export class Database {
       throw error;
     }
     return new Database(dataSource, embedded ? 'embedded' : 'postgres', embedded);
-  }
-
-  async ping(): Promise<void> {
-    await this.dataSource.query('SELECT 1');
   }
 
   /**

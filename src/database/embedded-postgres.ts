@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { WorkerReady } from '@/database/embedded-postgres.worker';
 
 /** A PGlite database under DATA_DIR, served on a loopback port so `pg` and TypeORM use it unchanged. */
 export interface EmbeddedPostgres {
@@ -8,36 +8,46 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
+/** Starts of the embedded database, by data folder: main.ts starts it early, Database.open takes it. */
+const started = new Map<string, Promise<EmbeddedPostgres>>();
+
+/**
+ * Starts the embedded database in a worker thread (embedded-postgres.worker.ts) and resolves once it
+ * accepts connections. A second call for the same folder returns the first one's start: main.ts calls this
+ * before loading the application's modules, so that opening PGlite (a second or two of WebAssembly) runs
+ * beside the loading of the modules instead of after it.
+ */
+export function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  const dir = join(dataDir, 'pglite');
+  let start = started.get(dir);
+  if (!start) {
+    start = startWorker(dir);
+    started.set(dir, start);
+    start.catch(() => started.delete(dir));
+  }
+  return start;
 }
 
-export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
-  // PGlite ships as ES modules only; this file compiles to CommonJS, so it is loaded with import().
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-  const dir = join(dataDir, 'pglite');
-  mkdirSync(dir, { recursive: true });
-  const db = await PGlite.create(dir);
-  const port = await freePort();
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port });
-  await server.start();
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    async stop() {
-      await server.stop();
-      await db.close();
-    },
-  };
+function startWorker(dir: string): Promise<EmbeddedPostgres> {
+  const worker = new Worker(join(__dirname, 'embedded-postgres.worker.js'), {
+    workerData: { dir },
+  });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    worker.once('error', reject);
+    void exited.then(() => reject(new Error('the embedded database stopped while starting')));
+    worker.once('message', (message: WorkerReady) => {
+      resolve({
+        url: `postgres://postgres@127.0.0.1:${message.port}/postgres`,
+        async stop() {
+          started.delete(dir);
+          worker.postMessage('stop');
+          // It closes PGlite and exits; past a few seconds, it is ended.
+          const timer = setTimeout(() => void worker.terminate(), 5000);
+          await exited;
+          clearTimeout(timer);
+        },
+      });
+    });
+  });
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { TokensService } from '@/auth/tokens.service';
 import { BuildQueue } from '@/builds/build-queue';
 import { Database } from '@/database/database';
 import { Engine } from '@/engine/engine';
@@ -39,6 +40,7 @@ async function probe(kind: string, run: () => Promise<unknown>): Promise<Check> 
 export class HealthService {
   constructor(
     private readonly database: Database,
+    private readonly tokens: TokensService,
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
     @Inject(PROJECT) private readonly project: Project,
@@ -46,7 +48,9 @@ export class HealthService {
 
   async readiness(): Promise<Readiness> {
     const [database, queue] = await Promise.all([
-      probe(this.database.kind, () => this.database.ping()),
+      // Not just SELECT 1: the query that every request with a token runs, through the same pool and prepared
+      // statement, so that readiness fails whenever those requests would.
+      probe(this.database.kind, () => this.tokens.checkLookup()),
       probe(this.queue.kind === 'bullmq' ? 'redis' : 'in-process', () => this.queue.ping()),
     ]);
     const checks: Record<string, Check> = {

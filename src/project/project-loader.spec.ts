@@ -52,16 +52,11 @@ describe('loadProject', () => {
       'expense_transactions:runtime',
       'expenses_by_month:runtime',
       'expenses_grouped:runtime',
-      'orders:build',
-      'orders_detail:runtime',
-      'orders_summary:runtime',
     ]);
     expect(project.datasets.map((d) => `${d.name}:${d.scope}:${d.model}`)).toEqual([
       'expenses_by_month:public:expenses_by_month',
       'expenses_grouped:protected:expenses_grouped',
       'expense_transactions:private:expense_transactions',
-      'orders_summary:public:orders_summary',
-      'orders_detail:public:orders_detail',
     ]);
     expect(project.dashboards.map((d) => `${d.name}:${d.scope}:${d.format}:${d.template}`)).toEqual(
       [
@@ -81,8 +76,6 @@ describe('loadProject', () => {
       'max_filter',
       'between_filter',
       'description_filter',
-      'order_regions',
-      'order_dates',
     ]);
   });
 

@@ -5,6 +5,9 @@ import { Reply, http } from './http';
 /** Paths of both layouts for the example project. */
 export const P = '/api/service-v0/project/expenses/v1';
 export const L = '/service-v0/expenses/v1';
+/** Paths of both layouts for the benchmark's project (bench/project). */
+export const BENCH_P = '/api/service-v0/project/orders/v1';
+export const BENCH_L = '/service-v0/orders/v1';
 
 /** A client of one server: JSON helpers that carry a token. */
 export class Api {

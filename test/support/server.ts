@@ -12,6 +12,8 @@ import {
 export const REPO_ROOT = join(__dirname, '..', '..');
 export const MAIN = join(REPO_ROOT, 'dist', 'main.js');
 export const EXAMPLE_PROJECT = join(REPO_ROOT, 'examples', 'expenses');
+/** The benchmark's project: a generated orders table of ORDERS_ROWS rows and two datasets over it. */
+export const BENCH_PROJECT = join(REPO_ROOT, 'bench', 'project');
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 export const JWT_SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 
@@ -132,7 +134,7 @@ export function baseEnv(
     REDIS_PREFIX: uniqueName('drey'),
     JWT_SECRET,
     ADMIN_PASSWORD,
-    // The example's generated orders table (2,000,000 rows by default) is kept small in tests.
+    // The benchmark project's generated orders table (2,000,000 rows by default) is kept small in tests.
     ORDERS_ROWS: '20000',
     ...overrides,
   };
