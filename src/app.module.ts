@@ -14,6 +14,7 @@ import type { Secrets } from '@/config/secrets';
 import { DashboardsModule } from '@/dashboards/dashboards.module';
 import { DatabaseModule } from '@/database/database.module';
 import { DatasetsModule } from '@/datasets/datasets.module';
+import { DocsModule } from '@/docs/docs.module';
 import { EngineModule } from '@/engine/engine.module';
 import { HealthModule } from '@/health/health.module';
 import { MetricsModule } from '@/metrics/metrics.module';
@@ -42,6 +43,7 @@ export class AppModule {
         DashboardsModule,
         AdminModule,
         HealthModule,
+        DocsModule,
         MetricsModule,
       ],
       providers: [

@@ -6,7 +6,6 @@ import express, { NextFunction, Request, Response } from 'express';
 import { AppModule } from '@/app.module';
 import { InvalidRequestError } from '@/common/errors';
 import { sendError } from '@/common/http-error.filter';
-import { serveRedoc } from '@/common/redoc';
 import { JsonLogger } from '@/common/json-logger';
 import { refuseDeepJson } from '@/common/json-depth';
 import { requestLogging } from '@/common/request-context';
@@ -89,8 +88,8 @@ export async function createApp(
 }
 
 /**
- * Swagger UI at `/docs` and `P/docs`, ReDoc at `/redoc` and `P/redoc`; the OpenAPI document at
- * `/docs-json` and `P/docs-json`.
+ * Swagger UI at `/docs` and `P/docs`; the OpenAPI document at `/docs-json` and `P/docs-json`, which ReDoc
+ * (DocsModule) draws too.
  */
 function setUpDocs(app: NestExpressApplication, project: Project): void {
   const prefix = `api/service-v0/project/${project.name}/${projectVersion(project)}`;
@@ -126,5 +125,4 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
   Object.assign(document.paths, items.paths);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   SwaggerModule.setup(`${prefix}/docs`, app, document, { jsonDocumentUrl: `${prefix}/docs-json` });
-  serveRedoc(app.getHttpAdapter().getInstance(), ['', `/${prefix}`], `Drey: ${project.label}`);
 }

@@ -1,14 +1,10 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import type { Schemas } from '@/common/api-schemas';
+import { object, Schemas } from '@/common/api-schemas';
 
 /** OpenAPI schemas of the administrators' endpoints: build history, audit log, readiness. */
 
 const TIME: SchemaObject = { type: 'string', format: 'date-time', nullable: true };
 const TEXT: SchemaObject = { type: 'string', nullable: true };
-
-function object(properties: Record<string, SchemaObject>, description?: string): SchemaObject {
-  return { type: 'object', description, required: Object.keys(properties), properties };
-}
 
 export const ADMIN_SCHEMAS: Schemas = {
   BuildRun: object(

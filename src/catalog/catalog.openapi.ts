@@ -1,17 +1,10 @@
-import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
-import { ref, Schemas } from '@/common/api-schemas';
+import type { SchemaObject } from '@nestjs/swagger';
+import { object, ref, Schemas } from '@/common/api-schemas';
 
 /** OpenAPI schemas of the project information and of the data catalog of both layouts (interface 2.4, 2.5). */
 
 const STRING: SchemaObject = { type: 'string' };
 const NAMES: SchemaObject = { type: 'array', items: STRING };
-
-function object(
-  properties: Record<string, SchemaObject | ReferenceObject>,
-  description?: string,
-): SchemaObject {
-  return { type: 'object', description, required: Object.keys(properties), properties };
-}
 
 const ITEM_PATHS = {
   parameters_path: { type: 'string', description: "Path of the item's parameters endpoint" },
@@ -21,6 +14,22 @@ const ITEM_PATHS = {
 const RESULT_FORMAT: SchemaObject = { type: 'string', enum: ['html', 'png'] };
 
 export const CATALOG_SCHEMAS: Schemas = {
+  ProjectListing: object(
+    {
+      name: STRING,
+      label: STRING,
+      versions: {
+        type: 'array',
+        items: object({
+          major_version: { type: 'integer' },
+          minor_versions: { type: 'array', items: { type: 'integer' } },
+          token_path: { type: 'string', description: 'Legacy login path of this version' },
+          data_catalog_path: { type: 'string', description: 'Legacy data catalog path' },
+        }),
+      },
+    },
+    'The served project and its version, as the 0.4 service listed its projects',
+  ),
   ProjectInfo: object({
     name: STRING,
     version: { type: 'string', description: '`v` and the major version, as in the paths' },

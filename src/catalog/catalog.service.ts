@@ -33,6 +33,23 @@ export class CatalogService {
     this.legacy = `/service-v0/${project.name}/${version}`;
   }
 
+  /** `GET /service-v0`: the 0.4 service's listing of its projects, here the one served. */
+  listing(): Json {
+    return {
+      name: this.project.name,
+      label: this.project.label,
+      // A project has no minor versions of its own.
+      versions: [
+        {
+          major_version: this.project.majorVersion,
+          minor_versions: [0],
+          token_path: `${this.legacy}/token`,
+          data_catalog_path: `${this.legacy}/data-catalog`,
+        },
+      ],
+    };
+  }
+
   async catalog(caller: Caller): Promise<Json> {
     const catalog = await this.parameters.catalog();
     const datasets = this.project.datasets.filter((dataset) => canOpen(dataset.scope, caller));

@@ -19,6 +19,14 @@ export function ref(name: string): ReferenceObject {
   return { $ref: `#/components/schemas/${name}` };
 }
 
+/** An object schema whose properties are all required. */
+export function object(
+  properties: Record<string, SchemaObject | ReferenceObject>,
+  description?: string,
+): SchemaObject {
+  return { type: 'object', description, required: Object.keys(properties), properties };
+}
+
 /** The statuses an error can answer with (decisions.md, "Error bodies and status codes"). */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 413 | 415 | 429 | 500 | 503;
 

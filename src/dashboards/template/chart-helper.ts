@@ -1,9 +1,9 @@
+import { escapeHtml } from '@/common/html';
 import { formatValue, toNumber } from '@/dashboards/template/formats';
 import {
   HelperData,
   HelperError,
   checkColumn,
-  escapeHtml,
   formatsOption,
   helperData,
   helperOptions,

@@ -1,3 +1,4 @@
+import { escapeHtml } from '@/common/html';
 import type { ColumnType } from '@/project/project';
 import { ValueFormat, isValueFormat } from '@/dashboards/template/formats';
 
@@ -107,15 +108,6 @@ export function sizeClass(helper: string, options: Record<string, unknown>): str
     throw new HelperError(`${helper}(): size must be full, half, third or quarter`);
   }
   return `span-${SIZES[size as keyof typeof SIZES]}`;
-}
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 /** JSON that can sit inside a `<script>` element: no `</script>`, no `<!--`, no line separators. */

@@ -1,7 +1,7 @@
+import { escapeHtml } from '@/common/html';
 import { decimalsOf, formatValue } from '@/dashboards/template/formats';
 import {
   HelperError,
-  escapeHtml,
   formatsOption,
   helperOptions,
   sizeClass,

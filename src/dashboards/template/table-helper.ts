@@ -1,3 +1,4 @@
+import { escapeHtml } from '@/common/html';
 import {
   ValueFormat,
   decimalsOf,
@@ -10,7 +11,6 @@ import {
   HelperError,
   checkColumn,
   columnNames,
-  escapeHtml,
   formatsOption,
   helperData,
   helperOptions,

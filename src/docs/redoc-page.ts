@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { escapeHtml } from '@/common/html';
+
+/** ReDoc's standalone bundle, installed with the service: the pages load nothing from elsewhere. */
+const BUNDLE_FILE = require.resolve('redoc/bundles/redoc.standalone.js');
+export const REDOC_SCRIPT = 'redoc.standalone.js';
+
+// The bundle draws a vendor logo from its CDN: the served copy points that image at an empty data URL
+// instead (it then hides itself), and the policy keeps every other load on our own origin. Styles are
+// injected at run time and the search runs in a blob worker.
+const VENDOR_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+export const REDOC_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "worker-src 'self' blob:",
+  "connect-src 'self'",
+].join('; ');
+
+/** The bundle as served: read once, with the CDN logo taken out. */
+export function redocBundle(): string {
+  return readFileSync(BUNDLE_FILE, 'utf8').replaceAll(VENDOR_LOGO, 'data:,');
+}
+
+/** The page of `{base}/redoc`: ReDoc over `{base}/docs-json`, with the bundle from `{base}/redoc/`. */
+export function redocPage(title: string, base: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${escapeHtml(title)}</title>
+    <style>body { margin: 0; padding: 0; }</style>
+  </head>
+  <body>
+    <redoc spec-url="${escapeHtml(`${base}/docs-json`)}"></redoc>
+    <script src="${escapeHtml(`${base}/redoc/${REDOC_SCRIPT}`)}"></script>
+  </body>
+</html>
+`;
+}
