@@ -29,6 +29,8 @@ describe('client credentials in a Basic Authorization header', () => {
 
   it('refuses a header that is not base64 of id:secret', () => {
     expect(() => basicClientCredentials('Basic')).toThrow('client_id:client_secret');
+    expect(isBasicAuthorization('Basic a b')).toBe(true);
+    expect(() => basicClientCredentials('Basic a b')).toThrow('client_id:client_secret');
     expect(() => basicClientCredentials(basic('no-colon'))).toThrow('client_id:client_secret');
     expect(() => basicClientCredentials('Basic %%%')).toThrow('client_id:client_secret');
     expect(() => basicClientCredentials(basic('a%zz:b'))).toThrow('form-encoded');

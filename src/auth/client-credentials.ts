@@ -6,11 +6,13 @@ export interface ClientCredentials {
   clientSecret: string;
 }
 
+/** The Basic scheme, whatever follows it; what follows must then be one base64 token. */
+const BASIC_SCHEME = /^basic(?:\s|$)/i;
 const BASIC = /^basic(?:\s+(\S*))?\s*$/i;
 
 /** True when an Authorization header uses the Basic scheme (how OAuth clients send their credentials). */
 export function isBasicAuthorization(header: string | undefined): boolean {
-  return header !== undefined && BASIC.test(header.trim());
+  return header !== undefined && BASIC_SCHEME.test(header.trim());
 }
 
 /**

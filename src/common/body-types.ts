@@ -9,6 +9,7 @@ import { Reflector } from '@nestjs/core';
 import { ApiConsumes } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { UnsupportedMediaTypeError } from '@/common/errors';
+import { mediaType } from '@/common/media-type';
 
 const BODY_TYPES = 'drey:body-types';
 /** What a route takes when it says nothing: every body of the interface but the login form is JSON. */
@@ -22,11 +23,6 @@ const DEFAULT_BODY_TYPES = ['application/json'];
 export const BodyTypes = (...types: string[]) =>
   applyDecorators(SetMetadata(BODY_TYPES, types), ApiConsumes(...types));
 
-/** The media type of a Content-Type header, without parameters, lower-cased; empty when absent. */
-export function mediaType(header: string | undefined): string {
-  return (header ?? '').split(';', 1)[0].trim().toLowerCase();
-}
-
 /** True when the request carries a body, whatever its length header says. */
 function hasBody(request: Request): boolean {
   const length = request.headers['content-length'];
@@ -35,7 +31,11 @@ function hasBody(request: Request): boolean {
   );
 }
 
-/** Refuses a body whose media type the route does not take. Runs before authentication and parsing. */
+/**
+ * Refuses a body whose media type the route does not take. Express' parsers have run by then (they parse
+ * only the types they know, and leave other bodies unread); this guard runs before the others, so a body of
+ * the wrong type is a 415 whatever the path, the token or the project.
+ */
 @Injectable()
 export class BodyTypeGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}

@@ -1,3 +1,4 @@
+import { mediaType } from '@/common/media-type';
 import type { JsonValue } from '@/engine/query/query-result';
 
 /** The formats a dataset result can be asked for with `Accept`. */
@@ -17,7 +18,7 @@ export const CONTENT_TYPES: Record<ResultFormat, string> = {
 export function negotiateFormat(accept: string | undefined): ResultFormat {
   if (!accept) return 'json';
   for (const part of accept.split(',')) {
-    const type = part.split(';', 1)[0].trim().toLowerCase();
+    const type = mediaType(part);
     if (type === 'text/csv') return 'csv';
     if (type === 'application/x-ndjson' || type === 'application/ndjson') return 'ndjson';
     if (type === 'application/json') return 'json';
