@@ -106,6 +106,31 @@ describe('a result larger than MAX_RESULT_ROWS', () => {
     expect(small.body.data).toEqual(rowsFrom(1_999_990, 10));
   });
 
+  it('refuses an unknown x_select column with a 400 before reading any page', async () => {
+    // Selections of this test alone, so that no earlier request ran or kept these queries.
+    const selected = `${RESULTS}?from_n=17&x_offset=500000&x_limit=10`;
+    const queries = (kind: string) =>
+      t.server.logs.filter(
+        (line) => line.msg === 'dataset query' && line.dataset === 'numbers' && line.kind === kind,
+      ).length;
+    const results = queries('result');
+    const pages = queries('page');
+    const unknown = await api.get(`${selected}&x_select=n&x_select=nope`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ statusCode: 400, error: 'invalid_request' });
+    expect(unknown.body.message).toContain('x_select names an unknown column "nope"');
+    // The result's columns and row count were read (one summary); no page was.
+    expect(queries('result')).toBe(results + 1);
+    expect(queries('page')).toBe(pages);
+
+    const known = await api.get(`${selected}&x_select=n`);
+    expect(known.status).toBe(200);
+    expect(known.body.data).toEqual(rowsFrom(500_017, 10).map((r) => ({ n: r.n })));
+    // The same request with a known column reuses that summary and reads its page.
+    expect(queries('result')).toBe(results + 1);
+    expect(queries('page')).toBe(pages + 1);
+  });
+
   it('answers the legacy layout every row up to MAX_RESULT_ROWS, and a clear 400 above it', async () => {
     const huge = await api.get(`${L}/dataset/numbers`);
     expect(huge.status).toBe(400);

@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '@/config/config';
 import { InvalidRequestError } from '@/common/errors';
 import { Answer, DatasetResultCache } from '@/datasets/dataset-result-cache';
 import type { CachedRun } from '@/datasets/result-codec';
-import { currentJson, legacyJson } from '@/datasets/result-json';
+import { checkSelect, currentJson, legacyJson } from '@/datasets/result-json';
 import {
   callerParts,
   canonicalSelections,
@@ -140,6 +140,12 @@ export class DatasetsService {
     options: ResultOptions,
   ): Promise<string | Iterable<string>> {
     const summary = await this.summary(keyed);
+    try {
+      checkSelect(summary, options);
+    } catch (error) {
+      this.cache.answered(keyed.dataset.name, summary.answer);
+      throw error;
+    }
     const { run, held } = await this.rows(keyed, summary, options);
     return currentJson(run, options, held);
   }

@@ -1,6 +1,6 @@
 import { parseResultOptions } from '@/datasets/result-options';
 import type { CachedRun } from '@/datasets/result-codec';
-import { currentJson, legacyJson, WHOLE_PAGE_ROWS } from '@/datasets/result-json';
+import { checkSelect, currentJson, legacyJson, WHOLE_PAGE_ROWS } from '@/datasets/result-json';
 import { legacyResult, schemaFields, shapeResult } from '@/datasets/result-shape';
 import type { QueryResult } from '@/engine/query/query-result';
 
@@ -81,6 +81,28 @@ describe('currentJson', () => {
   it('refuses an unknown column before writing anything', () => {
     const options = parseResultOptions({ x_select: 'nope', x_limit: '100000' }, 100000);
     expect(() => currentJson(run, options)).toThrow('unknown column "nope"');
+  });
+});
+
+describe('checkSelect', () => {
+  // A large result's summary: its columns and row count, no rows.
+  const summary = { ...bigRun(0), total: 2_000_000 };
+
+  it('refuses an unknown column from the columns alone, as currentJson does', () => {
+    const options = parseResultOptions({ x_select: ['n', 'nope'], x_offset: '1999990' }, 100000);
+    expect(() => checkSelect(summary, options)).toThrow('x_select names an unknown column "nope"');
+    expect(() => currentJson(bigRun(10), options)).toThrow(
+      'x_select names an unknown column "nope"',
+    );
+  });
+
+  it.each(['records', 'rows', 'columns'])('accepts known columns in %s', (orientation) => {
+    const options = parseResultOptions(
+      { x_select: ['label', 'n'], x_orientation: orientation, x_offset: '1999990' },
+      100000,
+    );
+    expect(() => checkSelect(summary, options)).not.toThrow();
+    expect(() => checkSelect(summary, parseResultOptions({}, 100000))).not.toThrow();
   });
 });
 

@@ -14,7 +14,13 @@ export function compileDataset(
   name: string,
   request: RequestValues,
 ): CompiledDataset {
+  const model = datasetModel(project, name);
+  return { dataset: name, model, ...composeModel(project, model, request) };
+}
+
+/** The model a dataset runs; a 404 for a dataset the project does not have. */
+export function datasetModel(project: Project, name: string): string {
   const dataset = findDataset(project, name);
   if (!dataset) throw new NotFoundError(`No dataset named "${name}"`);
-  return { dataset: name, model: dataset.model, ...composeModel(project, dataset.model, request) };
+  return dataset.model;
 }

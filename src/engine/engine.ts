@@ -1,4 +1,3 @@
-import { NotFoundError } from '@/common/errors';
 import { BuildHooks, BuildResult, runBuild } from '@/engine/build/build-runner';
 import {
   ConnectionOptions,
@@ -9,8 +8,8 @@ import type { QueryLimits } from '@/engine/duckdb/duckdb-query';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import type { Environment, Lease } from '@/engine/environment/environment';
 import { EnvironmentManager } from '@/engine/environment/environment-manager';
-import { CompiledDataset, compileDataset } from '@/engine/compile';
-import { ComposedQuery, composeModel, RequestValues } from '@/engine/query/model-sql';
+import { CompiledDataset, compileDataset, datasetModel } from '@/engine/compile';
+import type { ComposedQuery, RequestValues } from '@/engine/query/model-sql';
 import { ModelReads, modelReads } from '@/engine/query/model-reads';
 import type { JsonValue, QueryResult, RowWindow } from '@/engine/query/query-result';
 import {
@@ -22,7 +21,7 @@ import {
   windowQuery,
 } from '@/engine/query/run-queries';
 import type { CallerView, SelectionValues } from '@/parameters/selection-value';
-import { DatasetSpec, findDataset, Project } from '@/project/project';
+import type { Project } from '@/project/project';
 
 export interface EngineOptions {
   /** `DATA_DIR`: environments live in `<dataDir>/environments`. */
@@ -139,7 +138,7 @@ export class Engine {
 
   /** What a dataset's result depends on besides selections and build: the caller parts its SQL reads. */
   datasetReads(name: string): ModelReads {
-    const model = this.datasetOf(name).model;
+    const model = datasetModel(this.project, name);
     let reads = this.reads.get(model);
     if (!reads) {
       reads = modelReads(this.project, model);
@@ -159,7 +158,8 @@ export class Engine {
     environment?: Environment,
     maxRows = this.limits.maxRows,
   ): Promise<QueryResult> {
-    return this.runModel(this.datasetOf(name).model, selections, caller, environment, maxRows);
+    const { model, ...query } = compileDataset(this.project, name, { selections, caller });
+    return this.runOn(model, query, environment, { ...this.limits, maxRows });
   }
 
   /** The rows of `window` of a dataset's result (at most `window.limit`), in the result's order. */
@@ -170,9 +170,11 @@ export class Engine {
     window: RowWindow,
     environment?: Environment,
   ): Promise<QueryResult> {
-    const model = this.datasetOf(name).model;
-    const composed = windowQuery(composeModel(this.project, model, { selections, caller }), window);
-    return this.runOn(model, composed, environment, { ...this.limits, maxRows: window.limit });
+    const { model, ...query } = compileDataset(this.project, name, { selections, caller });
+    return this.runOn(model, windowQuery(query, window), environment, {
+      ...this.limits,
+      maxRows: window.limit,
+    });
   }
 
   /** The number of rows of a dataset's result, counted by the database. */
@@ -182,21 +184,12 @@ export class Engine {
     caller: CallerView,
     environment?: Environment,
   ): Promise<number> {
-    const model = this.datasetOf(name).model;
-    const composed = countQuery(composeModel(this.project, model, { selections, caller }));
-    const result = await this.runOn(model, composed, environment, { ...this.limits, maxRows: 1 });
+    const { model, ...query } = compileDataset(this.project, name, { selections, caller });
+    const result = await this.runOn(model, countQuery(query), environment, {
+      ...this.limits,
+      maxRows: 1,
+    });
     return Number(result.rows[0]?.[0] ?? 0);
-  }
-
-  runModel(
-    model: string,
-    selections: SelectionValues,
-    caller: CallerView,
-    environment?: Environment,
-    maxRows = this.limits.maxRows,
-  ): Promise<QueryResult> {
-    const composed = composeModel(this.project, model, { selections, caller });
-    return this.runOn(model, composed, environment, { ...this.limits, maxRows });
   }
 
   private runOn(
@@ -223,20 +216,13 @@ export class Engine {
     selections: SelectionValues,
     caller: CallerView,
   ): AsyncGenerator<RowBatch> {
-    const model = this.datasetOf(name).model;
-    const composed = composeModel(this.project, model, { selections, caller });
+    const { model, ...query } = compileDataset(this.project, name, { selections, caller });
     const lease = await this.environments.acquire();
     try {
-      yield* streamComposed(model, composed, lease.environment, this.connections, this.limits);
+      yield* streamComposed(model, query, lease.environment, this.connections, this.limits);
     } finally {
       lease.release();
     }
-  }
-
-  private datasetOf(name: string): DatasetSpec {
-    const dataset = findDataset(this.project, name);
-    if (!dataset) throw new NotFoundError(`No dataset named "${name}"`);
-    return dataset;
   }
 
   /** Read-only SQL over the built tables and the runtime models it names; errors are `invalid_sql`. */
