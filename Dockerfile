@@ -8,7 +8,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json nest-cli.json ./
 COPY src ./src
-RUN npx nest build && npm prune --omit=dev --ignore-scripts
+COPY scripts/pglite-template.js ./scripts/
+# As `prepare` does: the compiled service, and the embedded database's empty cluster (used when the image
+# runs without DATABASE_URL, so that its first start skips initdb).
+RUN npx nest build && node scripts/pglite-template.js && npm prune --omit=dev --ignore-scripts
 
 # Runtime stage: Debian's Chromium for PNG dashboards, a non-root user, state in a volume.
 FROM node:20-bookworm-slim

@@ -1,4 +1,4 @@
-import { schemaFields } from '@/datasets/result-shape';
+import { SchemaField, schemaFields } from '@/datasets/result-shape';
 import type { Model, ModelKind, Project } from '@/project/project';
 
 /**
@@ -37,18 +37,23 @@ export function catalogConnections(project: Project): Record<string, unknown>[] 
   ];
 }
 
-function columnsOf(model: Model): Record<string, unknown>[] {
-  const fields = schemaFields(
+/** A model's schema fields from its column metadata (the catalog runs no query). */
+export function declaredFields(model: Model | undefined): SchemaField[] {
+  const columns = model?.columns ?? [];
+  return schemaFields(
     {
-      columns: model.columns.map((column) => ({
+      columns: columns.map((column) => ({
         name: column.name,
         type: column.type ?? 'string',
         databaseType: '',
       })),
     },
-    model.columns,
+    columns,
   );
-  return fields.map((field) => ({ ...field, depends_on: [], passthrough: false }));
+}
+
+function columnsOf(model: Model): Record<string, unknown>[] {
+  return declaredFields(model).map((field) => ({ ...field, depends_on: [], passthrough: false }));
 }
 
 /** What a model is made of: its materialisation, connection, table and references, as `config`. */

@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@/auth/caller';
 import { callerView, canOpen } from '@/auth/scope';
-import { catalogConnections, catalogModels } from '@/catalog/catalog-detail';
+import { catalogConnections, catalogModels, declaredFields } from '@/catalog/catalog-detail';
 import { LineageEdge, projectLineage } from '@/catalog/lineage';
-import { schemaFields } from '@/datasets/result-shape';
 import { ParametersService } from '@/parameters/parameters.service';
 import { emptyParameterRequest } from '@/parameters/selection-request';
-import type { DashboardSpec, DatasetSpec, Project } from '@/project/project';
+import type { DashboardSpec, Project } from '@/project/project';
 import { findModel, projectVersion } from '@/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
@@ -62,7 +61,7 @@ export class CatalogService {
         name: dataset.name,
         label: dataset.label,
         description: dataset.description,
-        schema: { fields: this.fieldsOf(dataset) },
+        schema: { fields: declaredFields(findModel(this.project, dataset.model)) },
         parameters: dataset.parameters,
         parameters_path: `${this.current}/datasets/${dataset.name}/parameters`,
         result_path: `${this.current}/datasets/${dataset.name}/results`,
@@ -108,20 +107,5 @@ export class CatalogService {
       description: dashboard.description,
       result_format: dashboard.format,
     };
-  }
-
-  /** Fields from the model's column metadata (the catalog runs no query). */
-  private fieldsOf(dataset: DatasetSpec) {
-    const columns = findModel(this.project, dataset.model)?.columns ?? [];
-    return schemaFields(
-      {
-        columns: columns.map((column) => ({
-          name: column.name,
-          type: column.type ?? 'string',
-          databaseType: '',
-        })),
-      },
-      columns,
-    );
   }
 }

@@ -29,17 +29,29 @@ export function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres
 }
 
 function startWorker(dir: string): Promise<EmbeddedPostgres> {
+  // The compiled worker beside this file: the thread runs from dist/ (a unit spec under ts-jest has no
+  // such file and must use a DATABASE_URL).
   const worker = new Worker(join(__dirname, 'embedded-postgres.worker.js'), {
     workerData: { dir },
   });
+  let stopping = false;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
-    worker.once('error', reject);
-    void exited.then(() => reject(new Error('the embedded database stopped while starting')));
+    worker.on('error', (error) => {
+      reject(error);
+      process.emitWarning(`embedded Postgres: its thread failed: ${error.message}`);
+    });
+    void exited.then(() => {
+      reject(new Error('the embedded database stopped while starting'));
+      // Once ready, an exit nobody asked for leaves the service without its database: say so at once
+      // (readiness reports it too, as its check runs a query).
+      if (!stopping) process.emitWarning('embedded Postgres: its thread exited unexpectedly');
+    });
     worker.once('message', (message: WorkerReady) => {
       resolve({
         url: `postgres://postgres@127.0.0.1:${message.port}/postgres`,
         async stop() {
+          stopping = true;
           started.delete(dir);
           worker.postMessage('stop');
           // It closes PGlite and exits; past a few seconds, it is ended.
