@@ -67,7 +67,8 @@ export async function runComposed(
 /**
  * The rows of `window` of a composed query: the statement as a subquery under `LIMIT $n OFFSET $m`, both
  * bound like the selections (the SQL text is the same for every page, so the driver prepares one shape).
- * The subquery's order is the statement's own (DuckDB keeps insertion order, and an ORDER BY inside).
+ * Pages agree with each other only as far as the statement fixes its order (an ORDER BY on a unique key):
+ * each page is a run of its own (docs/performance.md).
  * Written for both DuckDB and Postgres, which read `$n` placeholders and this clause alike.
  */
 export function windowQuery(composed: ComposedQuery, window: RowWindow): ComposedQuery {
