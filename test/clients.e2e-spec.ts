@@ -677,6 +677,49 @@ describe('real browser clients', () => {
         expect([...asFigures(await rowsOf(page, '#table-container'))].sort()).toEqual(BY_CATEGORY);
       }));
 
+    it('renders both dashboards: HTML in a frame, PNG as an image', () =>
+      run('dashboards', async () => {
+        const catalog = responseTo(page, '/service-v0/expenses/v1/data-catalog');
+        await page.selectOption('#is-dashboard-select', 'dashboard');
+        await catalog;
+        await present(page, '#dataset-select option[value=expenses_dashboard]');
+        expect(await textsOf(page, '#dataset-select option')).toEqual([
+          'Expenses Dashboard',
+          'Expenses Report',
+        ]);
+
+        await page.selectOption('#dataset-select', 'expenses_report');
+        await present(page, withText('.widget-label', 'Start Date'));
+        const html = responseTo(page, '/service-v0/expenses/v1/dashboard/expenses_report');
+        await page.click('input[type=submit][value=Apply]');
+        expect((await html).headers()['content-type']).toMatch(/^text\/html/);
+        const frame = await (await present(page, '#table-container iframe')).contentFrame();
+        if (!frame) throw new Error('the report is not in a frame');
+        await present(frame, withText('body', 'Monthly totals'));
+        const text = await frame.$eval(
+          'body',
+          (body) => (body as unknown as { innerText: string }).innerText,
+        );
+        for (const [, total] of MONTHLY) {
+          expect(text).toContain(total.toLocaleString('en-US', { minimumFractionDigits: 2 }));
+        }
+
+        await page.selectOption('#dataset-select', 'expenses_dashboard');
+        await present(page, withText('.widget-label', 'Date Range'));
+        const png = responseTo(page, '/service-v0/expenses/v1/dashboard/expenses_dashboard');
+        await page.click('input[type=submit][value=Apply]');
+        expect((await png).headers()['content-type']).toBe('image/png');
+        const image = await present(page, '#table-container img[src^="data:image/png"]');
+        await page.waitForFunction(
+          (img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth > 0,
+          image,
+        );
+        const width = await image.evaluate(
+          (img) => (img as unknown as { naturalWidth: number }).naturalWidth,
+        );
+        expect(width).toBeGreaterThan(300);
+      }));
+
     it('got no 5xx for any request it made', () => {
       noServerErrors(responses);
     });
