@@ -1,3 +1,4 @@
+import { EXAMPLE_PARAMETER_NAMES } from '@/parameters/__fixtures__/example-parameters';
 import { Api, L, P } from './support/api';
 import { TestServer, startServer } from './support/server';
 
@@ -112,19 +113,9 @@ describe('parameters over HTTP', () => {
     ]);
     const all = await api.get(`${P}/parameters`, manager);
     // Exactly the example's parameters that ../shared/spec/project-format.md names, in declared order.
-    expect(all.body.parameters.map((p: { name: string }) => p.name)).toEqual([
-      'group_by',
-      'limit',
-      'start_date',
-      'end_date',
-      'date_range',
-      'category',
-      'subcategory',
-      'min_filter',
-      'max_filter',
-      'between_filter',
-      'description_filter',
-    ]);
+    expect(all.body.parameters.map((p: { name: string }) => p.name)).toEqual(
+      EXAMPLE_PARAMETER_NAMES,
+    );
     for (const parameter of all.body.parameters) {
       expect(Object.keys(parameter).sort()).toEqual(WIDGET_FIELDS[parameter.widget_type]);
     }

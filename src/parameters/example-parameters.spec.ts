@@ -1,6 +1,7 @@
 import {
   ANONYMOUS,
   EMPLOYEE,
+  EXAMPLE_PARAMETER_NAMES,
   MANAGER,
   exampleCatalog,
 } from '@/parameters/__fixtures__/example-parameters';
@@ -23,19 +24,7 @@ const GROUPED = [
   'between_filter',
   'description_filter',
 ];
-const ALL = [
-  'group_by',
-  'limit',
-  'start_date',
-  'end_date',
-  'date_range',
-  'category',
-  'subcategory',
-  'min_filter',
-  'max_filter',
-  'between_filter',
-  'description_filter',
-];
+const ALL = EXAMPLE_PARAMETER_NAMES;
 
 let catalog: ParameterCatalog;
 beforeAll(() => {

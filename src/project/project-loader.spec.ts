@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { EXAMPLE_PARAMETER_NAMES } from '@/parameters/__fixtures__/example-parameters';
 import { ProjectError } from '@/project/project-errors';
 import { loadProject } from '@/project/project-loader';
 
@@ -64,19 +65,9 @@ describe('loadProject', () => {
         'expenses_report:public:html:dashboards/expenses_report.html',
       ],
     );
-    expect(project.parameterDefinitions.map((p) => (p as { name: string }).name)).toEqual([
-      'group_by',
-      'limit',
-      'start_date',
-      'end_date',
-      'date_range',
-      'category',
-      'subcategory',
-      'min_filter',
-      'max_filter',
-      'between_filter',
-      'description_filter',
-    ]);
+    expect(project.parameterDefinitions.map((p) => (p as { name: string }).name)).toEqual(
+      EXAMPLE_PARAMETER_NAMES,
+    );
   });
 
   it('reports every problem of the manifest at once, with the path inside the file', () => {

@@ -7,6 +7,21 @@ import { Problems } from '@/project/project-errors';
 import type { UserField } from '@/project/user-fields';
 
 /** The example project's parameters (`examples/expenses`), in the agreed project.yml format. */
+/** The example project's parameters, in declared order: exactly those ../shared/spec/project-format.md names. */
+export const EXAMPLE_PARAMETER_NAMES = [
+  'group_by',
+  'limit',
+  'start_date',
+  'end_date',
+  'date_range',
+  'category',
+  'subcategory',
+  'min_filter',
+  'max_filter',
+  'between_filter',
+  'description_filter',
+];
+
 export const EXAMPLE_PARAMETERS_YAML = `
 parameters:
   - name: group_by
