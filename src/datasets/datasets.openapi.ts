@@ -395,6 +395,43 @@ export interface ItemDocs {
 }
 
 /**
+ * The parameters endpoint of a dataset or dashboard: selections in the query on GET or as JSON on POST,
+ * answered with the item's parameters evaluated with them.
+ */
+function parametersPath(
+  kind: 'dataset' | 'dashboard',
+  item: { name: string; label: string; scope: Scope; parameters: string[] },
+  definitions: ParameterDefinition[],
+  common: Partial<OperationObject>,
+  schema: ReferenceObject,
+): PathItemObject {
+  const refresh = parametersBuiltIns(item.parameters);
+  const responses = (get: boolean): ResponsesObject => ({
+    '200': {
+      description: `The parameters of ${item.label}, evaluated with the selections`,
+      content: { 'application/json': { schema } },
+    },
+    ...itemErrors(item.scope, !get),
+  });
+  return {
+    get: {
+      ...common,
+      summary: `Parameters of ${item.label}`,
+      operationId: `${kind}_${item.name}_parameters`,
+      parameters: queryParameters(definitions, refresh),
+      responses: responses(true),
+    },
+    post: {
+      ...common,
+      summary: `Parameters of ${item.label}, selections as JSON`,
+      operationId: `${kind}_${item.name}_parameters_post`,
+      requestBody: jsonBody(bodyOf(definitions, refresh, 'Selections')),
+      responses: responses(false),
+    },
+  };
+}
+
+/**
  * Paths and schemas for each dataset and dashboard of the project, with its own parameters: selections
  * and columns differ per item, so the generic `{dataset}` routes cannot describe them.
  */
@@ -414,7 +451,6 @@ export function projectItemDocs(project: Project, prefix: string): ItemDocs {
     const name = (part: string) => schemaName('datasets', dataset.name, part);
     schemas = { ...schemas, ...datasetSchemas(dataset, columns) };
     const results = resultBuiltIns(columns.map((column) => column.name));
-    const refresh = parametersBuiltIns(dataset.parameters);
     const common = {
       tags: ['datasets (this project)'],
       description: dataset.description,
@@ -434,13 +470,6 @@ export function projectItemDocs(project: Project, prefix: string): ItemDocs {
         : {}),
       ...itemErrors(dataset.scope, !get),
     });
-    const parametersResponses = (get: boolean): ResponsesObject => ({
-      '200': {
-        description: `The parameters of ${dataset.label}, evaluated with the selections`,
-        content: { 'application/json': { schema: ref(name('Parameters')) } },
-      },
-      ...itemErrors(dataset.scope, !get),
-    });
     paths[`/${prefix}/datasets/${dataset.name}/results`] = {
       get: {
         ...common,
@@ -457,28 +486,18 @@ export function projectItemDocs(project: Project, prefix: string): ItemDocs {
         responses: resultResponses(false),
       },
     };
-    paths[`/${prefix}/datasets/${dataset.name}/parameters`] = {
-      get: {
-        ...common,
-        summary: `Parameters of ${dataset.label}`,
-        operationId: `dataset_${dataset.name}_parameters`,
-        parameters: queryParameters(definitions, refresh),
-        responses: parametersResponses(true),
-      },
-      post: {
-        ...common,
-        summary: `Parameters of ${dataset.label}, selections as JSON`,
-        operationId: `dataset_${dataset.name}_parameters_post`,
-        requestBody: jsonBody(bodyOf(definitions, refresh, 'Selections')),
-        responses: parametersResponses(false),
-      },
-    };
+    paths[`/${prefix}/datasets/${dataset.name}/parameters`] = parametersPath(
+      'dataset',
+      dataset,
+      definitions,
+      common,
+      ref(name('Parameters')),
+    );
   }
 
   for (const dashboard of project.dashboards) {
     const definitions = definitionsOf(dashboard.parameters);
     const verify = { x_verify_params: parametersBuiltIns([]).x_verify_params };
-    const refresh = parametersBuiltIns(dashboard.parameters);
     const common = {
       tags: ['dashboards (this project)'],
       description: dashboard.description,
@@ -499,13 +518,6 @@ export function projectItemDocs(project: Project, prefix: string): ItemDocs {
       },
       ...itemErrors(dashboard.scope, !get),
     });
-    const parametersResponses = (get: boolean): ResponsesObject => ({
-      '200': {
-        description: `The parameters of ${dashboard.label}, evaluated with the selections`,
-        content: { 'application/json': { schema: ref('ParametersResponse') } },
-      },
-      ...itemErrors(dashboard.scope, !get),
-    });
     paths[`/${prefix}/dashboards/${dashboard.name}/results`] = {
       get: {
         ...common,
@@ -522,22 +534,13 @@ export function projectItemDocs(project: Project, prefix: string): ItemDocs {
         responses: resultResponses(false),
       },
     };
-    paths[`/${prefix}/dashboards/${dashboard.name}/parameters`] = {
-      get: {
-        ...common,
-        summary: `Parameters of ${dashboard.label}`,
-        operationId: `dashboard_${dashboard.name}_parameters`,
-        parameters: queryParameters(definitions, refresh),
-        responses: parametersResponses(true),
-      },
-      post: {
-        ...common,
-        summary: `Parameters of ${dashboard.label}, selections as JSON`,
-        operationId: `dashboard_${dashboard.name}_parameters_post`,
-        requestBody: jsonBody(bodyOf(definitions, refresh, 'Selections')),
-        responses: parametersResponses(false),
-      },
-    };
+    paths[`/${prefix}/dashboards/${dashboard.name}/parameters`] = parametersPath(
+      'dashboard',
+      dashboard,
+      definitions,
+      common,
+      ref('ParametersResponse'),
+    );
   }
   return { paths, schemas };
 }
