@@ -33,6 +33,33 @@ export default tseslint.config(
     },
   },
   {
+    // The domain core is framework-free: no Nest, no database, no engine, nothing of the service's own
+    // outside src/core, so the CLI, the build worker and the unit specs use it as it is.
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(@nestjs/|express$|typeorm$|pg$|bullmq$|ioredis$|@duckdb/|puppeteer)',
+              message:
+                'src/core is framework-free: keep Nest, HTTP, databases and engines out of it.',
+            },
+            {
+              regex: '^@/(?!core/)',
+              message: 'src/core imports only src/core.',
+            },
+            {
+              regex: '^\\.\\./',
+              message: 'Import with the @/core/ alias, not a relative path.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

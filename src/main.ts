@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { JsonLogger } from '@/common/json-logger';
 import { ConfigError, loadConfig } from '@/config/config';
 import { startEmbeddedPostgres } from '@/database/embedded-postgres';
-import { ProjectError } from '@/project/project-errors';
+import { ProjectError } from '@/core/project/project-errors';
 
 async function main(): Promise<void> {
   let config;

@@ -1,4 +1,4 @@
-import { EXAMPLE_PARAMETER_NAMES } from '@/parameters/__fixtures__/example-parameters';
+import { EXAMPLE_PARAMETER_NAMES } from '@/core/parameters/__fixtures__/example-parameters';
 import { Api, L, P } from './support/api';
 import { TestServer, startServer } from './support/server';
 

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '@/audit/audit.service';
-import type { Caller } from '@/auth/caller';
-import { callerView } from '@/auth/scope';
-import { DomainError, ForbiddenError, InvalidRequestError } from '@/common/errors';
+import type { Caller } from '@/core/caller';
+import { callerView } from '@/core/scope';
+import { DomainError, ForbiddenError, InvalidRequestError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { parseResultOptions } from '@/datasets/result-options';
 import { DatasetResult, schemaFields, shapeResult } from '@/datasets/result-shape';
 import { Engine } from '@/engine/engine';
 import { ParametersService } from '@/parameters/parameters.service';
-import { ParameterRequest, parseBodySelections } from '@/parameters/selection-request';
+import { ParameterRequest, parseBodySelections } from '@/core/parameters/selection-request';
 
 const MAX_SQL = 100_000;
 

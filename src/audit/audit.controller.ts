@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { toAuditJson } from '@/audit/audit.mapper';
 import { AuditService } from '@/audit/audit.service';
 import { AuditQueryDto } from '@/audit/dto/audit-query.dto';
-import { AdminOnly } from '@/auth/auth.decorators';
+import { AdminOnly } from '@/common/access.decorators';
 import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
 import { AuditEvent } from '@/audit/audit-event.entity';
-import type { Caller } from '@/auth/caller';
+import type { Caller } from '@/core/caller';
 import { currentRequest } from '@/common/request-context';
 
 export interface AuditEntry {

@@ -1,12 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { ACCESS, Access, setCaller } from '@/auth/auth.decorators';
-import { ANONYMOUS, Caller } from '@/auth/caller';
+import { ACCESS, Access, setCaller } from '@/common/access.decorators';
+import { ANONYMOUS, Caller } from '@/core/caller';
 import { basicClientCredentials, isBasicAuthorization } from '@/auth/client-credentials';
 import { SsoService } from '@/auth/sso/sso.service';
 import { TokensService } from '@/auth/tokens.service';
-import { AuthenticationRequiredError, ForbiddenError, InvalidTokenError } from '@/common/errors';
+import { AuthenticationRequiredError, ForbiddenError, InvalidTokenError } from '@/core/errors';
 
 /**
  * Closed by default: every route needs a signed-in caller unless marked. A token that is present is always

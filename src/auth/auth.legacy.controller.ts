@@ -4,7 +4,7 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { BodyTypes } from '@/common/body-types';
 import type { Request } from 'express';
 import { toLegacyTokenResponse } from '@/auth/auth.mapper';
-import { LoginRoute } from '@/auth/auth.decorators';
+import { LoginRoute } from '@/common/access.decorators';
 import { AuthService } from '@/auth/auth.service';
 import { LegacyTokenResponseDto } from '@/auth/dto/token-response.dto';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '@/audit/audit.service';
 import { LoginLimiter } from '@/auth/login-limiter';
-import { Caller, isSignedIn } from '@/auth/caller';
+import { Caller, isSignedIn } from '@/core/caller';
 import { IssuedToken, TokenOptions, TokensService } from '@/auth/tokens.service';
-import { AuthenticationRequiredError, DomainError, InvalidRequestError } from '@/common/errors';
+import { AuthenticationRequiredError, DomainError, InvalidRequestError } from '@/core/errors';
 import { JsonLogger } from '@/common/json-logger';
 import { UsersService } from '@/users/users.service';
 import type { AccessToken } from '@/auth/access-token.entity';

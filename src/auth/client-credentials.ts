@@ -1,4 +1,4 @@
-import { InvalidRequestError } from '@/common/errors';
+import { InvalidRequestError } from '@/core/errors';
 
 /** OAuth 2.0 client credentials: Drey accepts them with a login and does not check them. */
 export interface ClientCredentials {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DomainError } from '@/common/errors';
+import { DomainError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 
 /**

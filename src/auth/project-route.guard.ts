@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { NotFoundError } from '@/common/errors';
-import type { Project } from '@/project/project';
-import { projectVersion } from '@/project/project';
+import { NotFoundError } from '@/core/errors';
+import type { Project } from '@/core/project/project';
+import { projectVersion } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 /** A path naming another project or version is a 404, before anything else is looked at. */

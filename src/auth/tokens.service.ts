@@ -4,12 +4,12 @@ import { KeyObject, createSecretKey, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AccessToken } from '@/auth/access-token.entity';
 import { TokenLookup } from '@/auth/token-lookup';
-import { Caller } from '@/auth/caller';
-import { InvalidRequestError, InvalidTokenError, NotFoundError } from '@/common/errors';
+import { Caller } from '@/core/caller';
+import { InvalidRequestError, InvalidTokenError, NotFoundError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { PROJECT } from '@/project/project.tokens';
-import type { Project } from '@/project/project';
+import type { Project } from '@/core/project/project';
 import { withFieldDefaults } from '@/users/user-fields.rules';
 import type { User } from '@/users/user.entity';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { catalogConnections, catalogModels } from '@/catalog/catalog-detail';
 import { projectLineage } from '@/catalog/lineage';
-import type { Model, Project } from '@/project/project';
+import type { Model, Project } from '@/core/project/project';
 
 const column = {
   name: 'amount',

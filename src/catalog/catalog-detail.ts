@@ -1,5 +1,5 @@
 import { SchemaField, schemaFields } from '@/datasets/result-shape';
-import type { Model, ModelKind, Project } from '@/project/project';
+import type { Model, ModelKind, Project } from '@/core/project/project';
 
 /**
  * The administrators' part of the data catalog, in the b-era shapes that Squirrels Studio v1 draws:

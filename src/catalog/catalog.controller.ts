@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
-import type { Caller } from '@/auth/caller';
+import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
+import type { Caller } from '@/core/caller';
 import { CatalogService } from '@/catalog/catalog.service';
 import { ApiErrors, ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { COMMON_ERRORS } from '@/common/api-schemas';

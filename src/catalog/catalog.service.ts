@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Caller } from '@/auth/caller';
-import { callerView, canOpen } from '@/auth/scope';
+import type { Caller } from '@/core/caller';
+import { callerView, canOpen } from '@/core/scope';
 import { catalogConnections, catalogModels, declaredFields } from '@/catalog/catalog-detail';
 import { LineageEdge, projectLineage } from '@/catalog/lineage';
 import { ParametersService } from '@/parameters/parameters.service';
-import { emptyParameterRequest } from '@/parameters/selection-request';
-import type { DashboardSpec, Project } from '@/project/project';
-import { findModel, projectVersion } from '@/project/project';
+import { emptyParameterRequest } from '@/core/parameters/selection-request';
+import type { DashboardSpec, Project } from '@/core/project/project';
+import { findModel, projectVersion } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 type Json = Record<string, unknown>;

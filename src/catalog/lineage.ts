@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Model, Project } from '@/project/project';
+import type { Model, Project } from '@/core/project/project';
 
 /** A node of the lineage graph, in the b-era shape that Squirrels Studio v1 draws. */
 export interface LineageNode {

@@ -1,12 +1,12 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Public } from '@/auth/auth.decorators';
+import { Public } from '@/common/access.decorators';
 import { ApiErrors, ApiJson, ApiProjectPath } from '@/common/api-docs';
 import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { SERVICE_VERSION } from '@/common/service-version';
-import type { Project } from '@/project/project';
-import { projectVersion } from '@/project/project';
+import type { Project } from '@/core/project/project';
+import { projectVersion } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 @ApiTags('project')

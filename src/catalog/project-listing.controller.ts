@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Public } from '@/auth/auth.decorators';
+import { Public } from '@/common/access.decorators';
 import { CatalogService } from '@/catalog/catalog.service';
 import { ApiJson, ApiLegacyErrors } from '@/common/api-docs';
 

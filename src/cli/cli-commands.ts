@@ -4,11 +4,11 @@ import { compileDataset, CompiledDataset } from '@/engine/compile';
 import type { Env } from '@/engine/connections/connection-registry';
 import { Engine } from '@/engine/engine';
 import { describeBound } from '@/engine/templating/bound-value';
-import type { ParameterCatalog } from '@/parameters/parameter-catalog';
-import { buildCatalog, parameterQueries } from '@/parameters/resolve-parameters';
-import type { CallerView } from '@/parameters/selection-value';
-import { findDataset, Project } from '@/project/project';
-import type { UserField } from '@/project/user-fields';
+import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
+import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
+import type { CallerView } from '@/core/parameters/selection-value';
+import { findDataset, Project } from '@/core/project/project';
+import type { UserField } from '@/core/project/user-fields';
 
 export interface Output {
   out(line: string): void;

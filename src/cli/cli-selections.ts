@@ -1,5 +1,5 @@
-import { parseQuerySelections, ParameterRequest } from '@/parameters/selection-request';
-import type { Project } from '@/project/project';
+import { parseQuerySelections, ParameterRequest } from '@/core/parameters/selection-request';
+import type { Project } from '@/core/project/project';
 
 /** `a..b` or `a,b`. */
 function pair(text: string): [string, string] {

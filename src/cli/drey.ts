@@ -3,7 +3,7 @@ import { parseArgs, USAGE, UsageError } from '@/cli/cli-args';
 import { build, compile, Output, validate } from '@/cli/cli-commands';
 import { loadConfig } from '@/config/config';
 import type { Env } from '@/engine/connections/connection-registry';
-import { loadProject } from '@/project/project-loader';
+import { loadProject } from '@/core/project/project-loader';
 
 /**
  * The command line for project authors: `npm run drey -- validate | build | compile <dataset>`. It uses the

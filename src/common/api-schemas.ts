@@ -4,7 +4,7 @@ import type {
   ResponsesObject,
   SchemaObject,
 } from '@nestjs/swagger';
-import { STATUS_OF } from '@/common/errors';
+import { STATUS_OF } from '@/core/errors';
 
 /**
  * Shared pieces of the OpenAPI document, free of decorators: schema references and the error bodies of

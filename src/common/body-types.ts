@@ -8,7 +8,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import { ApiConsumes } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { UnsupportedMediaTypeError } from '@/common/errors';
+import { UnsupportedMediaTypeError } from '@/core/errors';
 import { mediaType } from '@/common/media-type';
 
 const BODY_TYPES = 'drey:body-types';

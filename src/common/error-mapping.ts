@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { DomainError, ErrorCode, STATUS_OF } from '@/common/errors';
+import { DomainError, ErrorCode, STATUS_OF } from '@/core/errors';
 import { isUnavailable } from '@/common/unavailable';
 import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '@/common/json-depth';
 

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
-import type { LogLevel } from '@/config/config';
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 

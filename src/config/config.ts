@@ -1,10 +1,11 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '@/config/config-error';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
+import type { LogLevel } from '@/common/json-logger';
 
 export { ConfigError };
+export type { LogLevel };
 
-export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 export type NodeEnv = 'development' | 'production' | 'test';
 
 /** The service's whole configuration, read once from the environment at boot. */

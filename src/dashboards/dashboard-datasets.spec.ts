@@ -1,7 +1,7 @@
 import { calledDataset, datasetRequest } from '@/dashboards/dashboard-datasets';
 import { DatasetCallError } from '@/dashboards/template/dataset-passes';
-import type { ParameterRequest } from '@/parameters/selection-request';
-import type { DashboardSpec, DatasetSpec, Project } from '@/project/project';
+import type { ParameterRequest } from '@/core/parameters/selection-request';
+import type { DashboardSpec, DatasetSpec, Project } from '@/core/project/project';
 
 const dashboard = { name: 'd', parameters: ['date_range', 'category'] } as DashboardSpec;
 const grouped = {

@@ -1,8 +1,8 @@
 import { DatasetCallError, DatasetCall } from '@/dashboards/template/dataset-passes';
 import type { TemplateDataset } from '@/dashboards/template/helper-input';
 import { QueryResult, rowObjects } from '@/engine/query/query-result';
-import type { ParameterRequest, RawSelection } from '@/parameters/selection-request';
-import type { DashboardSpec, DatasetSpec, Project } from '@/project/project';
+import type { ParameterRequest, RawSelection } from '@/core/parameters/selection-request';
+import type { DashboardSpec, DatasetSpec, Project } from '@/core/project/project';
 
 /** The dataset a template's `dataset()` call names; the template is wrong if there is none. */
 export function calledDataset(project: Project, call: DatasetCall): DatasetSpec {

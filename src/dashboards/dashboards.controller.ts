@@ -9,14 +9,14 @@ import {
   StreamableFile,
 } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
-import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
-import type { Caller } from '@/auth/caller';
+import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
+import type { Caller } from '@/core/caller';
 import { ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';
-import { parseBodySelections, parseQuerySelections } from '@/parameters/selection-request';
+import { parseBodySelections, parseQuerySelections } from '@/core/parameters/selection-request';
 
 type RawQuery = Record<string, string | string[] | undefined>;
 

@@ -8,7 +8,7 @@ import { BrowserPool } from '@/dashboards/render/browser-pool';
 import { createBrowserPool } from '@/dashboards/render/render-pool.provider';
 import { DashboardPages } from '@/dashboards/template/dashboard-pages';
 import { MetricsService } from '@/metrics/metrics.service';
-import type { Project } from '@/project/project';
+import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 @Module({

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Caller } from '@/auth/caller';
-import { callerView, requireScope } from '@/auth/scope';
+import type { Caller } from '@/core/caller';
+import { callerView, requireScope } from '@/core/scope';
 import { calledDataset, datasetRequest, templateDataset } from '@/dashboards/dashboard-datasets';
 import { BrowserPool, PngOptions } from '@/dashboards/render/browser-pool';
 import {
@@ -16,12 +16,12 @@ import {
 import type { TemplateDataset } from '@/dashboards/template/helper-input';
 import { selectedData, shownSelections } from '@/dashboards/template/selection-text';
 import { Engine } from '@/engine/engine';
-import type { ParameterCatalog } from '@/parameters/parameter-catalog';
+import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { ParametersService } from '@/parameters/parameters.service';
-import type { ParameterRequest } from '@/parameters/selection-request';
-import type { CallerView } from '@/parameters/selection-value';
-import { findItem } from '@/project/items';
-import type { DashboardFormat, DashboardSpec, Project } from '@/project/project';
+import type { ParameterRequest } from '@/core/parameters/selection-request';
+import type { CallerView } from '@/core/parameters/selection-value';
+import { findItem } from '@/core/project/items';
+import type { DashboardFormat, DashboardSpec, Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 /** A rendered dashboard: the bytes and what they are. */

@@ -1,15 +1,15 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
-import type { Caller } from '@/auth/caller';
+import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
+import type { Caller } from '@/core/caller';
 import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/result-reply';
 import { CONTENT_TYPES, negotiateFormat } from '@/datasets/stream-formats';
-import { parseBodySelections, parseQuerySelections } from '@/parameters/selection-request';
+import { parseBodySelections, parseQuerySelections } from '@/core/parameters/selection-request';
 
 type RawQuery = Record<string, string | string[] | undefined>;
 

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { ParameterObject, SchemaObject } from '@nestjs/swagger';
 import { projectItemDocs } from '@/datasets/datasets.openapi';
-import type { Project } from '@/project/project';
-import { loadProject } from '@/project/project-loader';
+import type { Project } from '@/core/project/project';
+import { loadProject } from '@/core/project/project-loader';
 
 const PREFIX = 'api/service-v0/project/expenses/v1';
 

@@ -14,9 +14,9 @@ import {
   ref,
   Schemas,
 } from '@/common/api-schemas';
-import type { ParameterDefinition } from '@/parameters/parameter-definition';
-import type { ColumnSpec, ColumnType, DatasetSpec, Project, Scope } from '@/project/project';
-import { findModel } from '@/project/project';
+import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
+import type { ColumnSpec, ColumnType, DatasetSpec, Project, Scope } from '@/core/project/project';
+import { findModel } from '@/core/project/project';
 
 /**
  * The OpenAPI document's part for results: the generic result schemas of both layouts, and for each

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Caller } from '@/auth/caller';
-import { callerView, requireScope } from '@/auth/scope';
+import type { Caller } from '@/core/caller';
+import { callerView, requireScope } from '@/core/scope';
 import { APP_CONFIG, AppConfig } from '@/config/config';
-import { InvalidRequestError } from '@/common/errors';
+import { InvalidRequestError } from '@/core/errors';
 import { Answer, DatasetResultCache } from '@/datasets/dataset-result-cache';
 import type { CachedRun } from '@/datasets/result-codec';
 import { checkSelect, currentJson, legacyJson } from '@/datasets/result-json';
@@ -24,10 +24,10 @@ import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
 import type { QueryResult, RowWindow } from '@/engine/query/query-result';
 import { ParametersService } from '@/parameters/parameters.service';
-import type { ParameterRequest } from '@/parameters/selection-request';
-import type { CallerView, SelectionValues } from '@/parameters/selection-value';
-import { findItem } from '@/project/items';
-import { DatasetSpec, Project, findModel } from '@/project/project';
+import type { ParameterRequest } from '@/core/parameters/selection-request';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
+import { findItem } from '@/core/project/items';
+import { DatasetSpec, Project, findModel } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 /** What the request asks of the reply besides its selections. */

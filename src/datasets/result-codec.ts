@@ -1,5 +1,5 @@
 import type { ResultCodec } from '@/cache/result-cache';
-import { DomainError, ErrorCode } from '@/common/errors';
+import { DomainError, ErrorCode } from '@/core/errors';
 import type { SchemaField } from '@/datasets/result-shape';
 import type { QueryResult } from '@/engine/query/query-result';
 import { ModelRunError } from '@/engine/query/run-queries';

@@ -1,5 +1,5 @@
 import { callerParts, etagMatches, resultKeyText } from '@/datasets/result-keys';
-import type { CallerView, SelectionValues } from '@/parameters/selection-value';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 
 const MANAGER: CallerView = {
   username: 'ann',

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ResultOptions } from '@/datasets/result-options';
 import type { CallerReads } from '@/engine/query/model-reads';
-import type { ParameterCatalog } from '@/parameters/parameter-catalog';
-import type { CallerView, SelectionValues } from '@/parameters/selection-value';
+import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 
 /**
  * Selections in one canonical form for the same request however it was written: a multi-select whose

@@ -1,4 +1,4 @@
-import { InvalidRequestError } from '@/common/errors';
+import { InvalidRequestError } from '@/core/errors';
 
 export type Orientation = 'records' | 'rows' | 'columns';
 

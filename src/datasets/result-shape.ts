@@ -1,7 +1,7 @@
-import { InvalidRequestError } from '@/common/errors';
+import { InvalidRequestError } from '@/core/errors';
 import type { ResultOptions } from '@/datasets/result-options';
 import type { JsonValue, QueryResult } from '@/engine/query/query-result';
-import type { ColumnSpec, ColumnType } from '@/project/project';
+import type { ColumnSpec, ColumnType } from '@/core/project/project';
 
 export interface SchemaField {
   name: string;

@@ -1,4 +1,4 @@
-import { InvalidRequestError } from '@/common/errors';
+import { InvalidRequestError } from '@/core/errors';
 import { parseResultOptions } from '@/datasets/result-options';
 import { csvLine, ndjsonLine } from '@/datasets/stream-formats';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';

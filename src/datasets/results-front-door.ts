@@ -11,7 +11,7 @@ import type { Request, Response } from 'express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { isObservable, lastValueFrom } from 'rxjs';
-import { callerOf } from '@/auth/auth.decorators';
+import { callerOf } from '@/common/access.decorators';
 import { JsonLogger } from '@/common/json-logger';
 import { sendError } from '@/common/http-error.filter';
 import { requestFinished, serveRequest } from '@/common/request-context';
@@ -23,7 +23,7 @@ import { DatasetsController } from '@/datasets/datasets.controller';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { writeReply } from '@/datasets/result-reply';
 import { negotiateFormat } from '@/datasets/stream-formats';
-import { Layout, parseQuerySelections } from '@/parameters/selection-request';
+import { Layout, parseQuerySelections } from '@/core/parameters/selection-request';
 
 /** The two GET routes the fast path serves, with what Nest's router would give their handlers. */
 const ROUTES: {

@@ -1,10 +1,10 @@
 import { Controller, Get, Header, Inject, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { NoAuth } from '@/auth/auth.decorators';
+import { NoAuth } from '@/common/access.decorators';
 import { CURRENT } from '@/common/routes';
 import { REDOC_POLICY, REDOC_SCRIPT, redocBundle, redocPage } from '@/docs/redoc-page';
-import type { Project } from '@/project/project';
+import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 const PAGES = ['redoc', `${CURRENT}/redoc`];

@@ -1,6 +1,6 @@
-import { NotFoundError } from '@/common/errors';
+import { NotFoundError } from '@/core/errors';
 import { ComposedQuery, composeModel, RequestValues } from '@/engine/query/model-sql';
-import { findDataset, Project } from '@/project/project';
+import { findDataset, Project } from '@/core/project/project';
 
 /** A dataset's statement as `compile` shows it: each model's SQL and the bound values, numbered. */
 export interface CompiledDataset extends ComposedQuery {

@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '@/engine/engine';
-import type { ParameterCatalog } from '@/parameters/parameter-catalog';
-import { parseParameterDefinitions } from '@/parameters/parse-definitions';
-import { parameterQueries, resolveParameters } from '@/parameters/resolve-parameters';
-import { emptyParameterRequest } from '@/parameters/selection-request';
-import type { CallerView } from '@/parameters/selection-value';
-import { Problems } from '@/project/project-errors';
-import { loadProject } from '@/project/project-loader';
+import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
+import { parseParameterDefinitions } from '@/core/parameters/parse-definitions';
+import { parameterQueries, resolveParameters } from '@/core/parameters/resolve-parameters';
+import { emptyParameterRequest } from '@/core/parameters/selection-request';
+import type { CallerView } from '@/core/parameters/selection-value';
+import { Problems } from '@/core/project/project-errors';
+import { loadProject } from '@/core/project/project-loader';
 
 /**
  * The example end to end, the way the service will run it: the parameters domain reads the example's real

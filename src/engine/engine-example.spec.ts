@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { BuildProgress, BuildResult } from '@/engine/build/build-runner';
 import { Engine } from '@/engine/engine';
 import { rowObjects } from '@/engine/query/query-result';
-import type { CallerView, OptionValue, SelectionValues } from '@/parameters/selection-value';
-import { loadProject } from '@/project/project-loader';
+import type { CallerView, OptionValue, SelectionValues } from '@/core/parameters/selection-value';
+import { loadProject } from '@/core/project/project-loader';
 import { MONTHLY } from '../../test/support/figures';
 
 const EXAMPLE = join(__dirname, '..', '..', 'examples', 'expenses');

@@ -1,7 +1,7 @@
 import { Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Engine } from '@/engine/engine';
-import type { Project } from '@/project/project';
+import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 @Global()

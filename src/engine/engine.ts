@@ -20,8 +20,8 @@ import {
   streamComposed,
   windowQuery,
 } from '@/engine/query/run-queries';
-import type { CallerView, SelectionValues } from '@/parameters/selection-value';
-import type { Project } from '@/project/project';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
+import type { Project } from '@/core/project/project';
 
 export interface EngineOptions {
   /** `DATA_DIR`: environments live in `<dataDir>/environments`. */

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiJson } from '@/common/api-docs';
 import { ref } from '@/common/api-schemas';
 import type { Response } from 'express';
-import { NoAuth } from '@/auth/auth.decorators';
+import { NoAuth } from '@/common/access.decorators';
 import { HealthService, Readiness } from '@/health/health.service';
 
 @ApiTags('health')

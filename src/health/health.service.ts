@@ -3,7 +3,7 @@ import { TokensService } from '@/auth/tokens.service';
 import { BuildQueue } from '@/builds/build-queue';
 import { Database } from '@/database/database';
 import { Engine } from '@/engine/engine';
-import { Project } from '@/project/project';
+import { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 export interface Check {

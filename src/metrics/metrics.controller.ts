@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentCaller, Public } from '@/auth/auth.decorators';
-import type { Caller } from '@/auth/caller';
+import { CurrentCaller, Public } from '@/common/access.decorators';
+import type { Caller } from '@/core/caller';
 import { ApiErrors, ApiToken } from '@/common/api-docs';
 import { MetricsService } from '@/metrics/metrics.service';
 

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { isSignedIn, type Caller } from '@/auth/caller';
+import { isSignedIn, type Caller } from '@/core/caller';
 import { BuildQueue } from '@/builds/build-queue';
-import { AuthenticationRequiredError, ForbiddenError } from '@/common/errors';
+import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 
 interface PgPool {

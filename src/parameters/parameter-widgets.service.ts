@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Caller } from '@/auth/caller';
-import { callerView, requireScope } from '@/auth/scope';
-import { checkLegacySelectionCount } from '@/parameters/selection-request';
-import type { ParameterRequest } from '@/parameters/selection-request';
+import type { Caller } from '@/core/caller';
+import { callerView, requireScope } from '@/core/scope';
+import { checkLegacySelectionCount } from '@/core/parameters/selection-request';
+import type { ParameterRequest } from '@/core/parameters/selection-request';
 import { ParametersService } from '@/parameters/parameters.service';
-import type { WidgetJson } from '@/parameters/widget-json';
-import { ItemKind, findItem } from '@/project/items';
-import type { Project } from '@/project/project';
+import type { WidgetJson } from '@/core/parameters/widget-json';
+import { ItemKind, findItem } from '@/core/project/items';
+import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 /** What the parameters endpoints answer: the widgets of the project, a dataset or a dashboard. */

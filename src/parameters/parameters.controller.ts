@@ -1,14 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
-import { CurrentCaller, OptionalAuth } from '@/auth/auth.decorators';
-import type { Caller } from '@/auth/caller';
+import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
+import type { Caller } from '@/core/caller';
 import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { ParameterWidgetsService } from '@/parameters/parameter-widgets.service';
 import { toParametersResponse } from '@/parameters/parameters.mapper';
-import { parseBodySelections, parseQuerySelections } from '@/parameters/selection-request';
-import type { WidgetJson } from '@/parameters/widget-json';
+import { parseBodySelections, parseQuerySelections } from '@/core/parameters/selection-request';
+import type { WidgetJson } from '@/core/parameters/widget-json';
 
 type RawQuery = Record<string, string | string[] | undefined>;
 type Response = { parameters: WidgetJson[] };

@@ -1,4 +1,4 @@
-import type { WidgetJson } from '@/parameters/widget-json';
+import type { WidgetJson } from '@/core/parameters/widget-json';
 
 export function toParametersResponse(widgets: WidgetJson[]): { parameters: WidgetJson[] } {
   return { parameters: widgets };

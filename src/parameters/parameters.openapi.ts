@@ -1,6 +1,6 @@
 import type { SchemaObject } from '@nestjs/swagger';
 import { ref, Schemas } from '@/common/api-schemas';
-import { TEXT_INPUT_TYPES } from '@/parameters/parameter-definition';
+import { TEXT_INPUT_TYPES } from '@/core/parameters/parameter-definition';
 
 /**
  * OpenAPI schemas of the widget parameters (interface 2.7, `widget-json.ts`): one schema per widget type,

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Engine } from '@/engine/engine';
 import type { BuiltQueries } from '@/engine/engine';
-import type { ParameterCatalog } from '@/parameters/parameter-catalog';
-import { buildCatalog, parameterQueries } from '@/parameters/resolve-parameters';
-import type { Project } from '@/project/project';
+import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
+import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
+import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 interface Resolved {

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { PROJECT } from '@/project/project.tokens';
-import { loadProject } from '@/project/project-loader';
+import { loadProject } from '@/core/project/project-loader';
 
 @Global()
 @Module({

@@ -1,5 +1,5 @@
-import { DomainError } from '@/common/errors';
-import { UserField, UserFieldValue, valueMatchesType } from '@/project/user-fields';
+import { DomainError } from '@/core/errors';
+import { UserField, UserFieldValue, valueMatchesType } from '@/core/project/user-fields';
 
 /** Rules for user input against the project's user fields: pure, so they are unit-tested alone. */
 

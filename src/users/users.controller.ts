@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
-import { AdminOnly, CurrentCaller, Public } from '@/auth/auth.decorators';
-import type { Caller } from '@/auth/caller';
+import { AdminOnly, CurrentCaller, Public } from '@/common/access.decorators';
+import type { Caller } from '@/core/caller';
 import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
-import type { Project } from '@/project/project';
+import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 import { toUserJson, userFieldDescriptors } from '@/users/users.mapper';
 import { UsersService } from '@/users/users.service';

@@ -1,4 +1,4 @@
-import type { UserField, UserFieldType } from '@/project/user-fields';
+import type { UserField, UserFieldType } from '@/core/project/user-fields';
 
 type Schema = Record<string, unknown>;
 

@@ -1,11 +1,11 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
 import { AuditService } from '@/audit/audit.service';
-import { Caller } from '@/auth/caller';
-import { DomainError, ForbiddenError } from '@/common/errors';
+import { Caller } from '@/core/caller';
+import { DomainError, ForbiddenError } from '@/core/errors';
 import { JsonLogger } from '@/common/json-logger';
 import { SECRETS, Secrets } from '@/config/secrets';
-import type { Project } from '@/project/project';
+import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 import { hashPassword, verifyPassword } from '@/users/passwords';
 import {

@@ -1,5 +1,5 @@
 import { JWTPayload, JWTVerifyGetKey, createRemoteJWKSet, errors, jwtVerify } from 'jose';
-import { InvalidTokenError, NotReadyError } from '@/common/errors';
+import { InvalidTokenError, NotReadyError } from '@/core/errors';
 import type { OidcConfig } from '@/config/sso-config';
 import type { SsoIdentity } from '@/auth/sso/identity';
 

@@ -2,17 +2,17 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
-import type { Caller } from '@/auth/caller';
+import type { Caller } from '@/core/caller';
 import { SsoIdentity, checkFieldMap, mapIdentity, splitGroups } from '@/auth/sso/identity';
 import { OidcVerifier } from '@/auth/sso/oidc-verifier';
-import { InvalidTokenError } from '@/common/errors';
+import { InvalidTokenError } from '@/core/errors';
 import { JsonLogger } from '@/common/json-logger';
 import { clientAddress } from '@/common/client-address';
 import { APP_CONFIG, AppConfig } from '@/config/config';
-import type { Project } from '@/project/project';
+import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 import { USERNAME } from '@/users/user-fields.rules';
-import type { UserFieldValue } from '@/project/user-fields';
+import type { UserFieldValue } from '@/core/project/user-fields';
 
 interface UserRow {
   id: string;

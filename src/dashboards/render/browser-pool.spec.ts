@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Browser } from 'puppeteer-core';
-import { DomainError } from '@/common/errors';
+import { DomainError } from '@/core/errors';
 import { JsonLogger } from '@/common/json-logger';
 import { BrowserPool, BrowserPoolOptions } from '@/dashboards/render/browser-pool';
 

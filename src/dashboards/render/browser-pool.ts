@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'puppeteer-core';
-import { DomainError } from '@/common/errors';
+import { DomainError } from '@/core/errors';
 import type { JsonLogger } from '@/common/json-logger';
 import { closeSoon, launchChromium, openRenderPage } from '@/dashboards/render/chromium';
 

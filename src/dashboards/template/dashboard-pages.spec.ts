@@ -8,9 +8,9 @@ import {
   PageContext,
 } from '@/dashboards/template/dashboard-pages';
 import { renderWithDatasets } from '@/dashboards/template/dataset-passes';
-import { ProjectError } from '@/project/project-errors';
-import type { Project } from '@/project/project';
-import { loadProject } from '@/project/project-loader';
+import { ProjectError } from '@/core/project/project-errors';
+import type { Project } from '@/core/project/project';
+import { loadProject } from '@/core/project/project-loader';
 
 const EXAMPLE = join(__dirname, '..', '..', '..', 'examples', 'expenses');
 

@@ -5,9 +5,9 @@ import type { DatasetFunction } from '@/dashboards/template/dataset-passes';
 import { compilePage, createPageEnvironment } from '@/dashboards/template/page-environment';
 import { chartJsSource } from '@/dashboards/template/page-layout';
 import type { ShownSelection } from '@/dashboards/template/selection-text';
-import { Problems } from '@/project/project-errors';
-import type { DashboardSpec, Project } from '@/project/project';
-import { splitTemplateError } from '@/project/sql-template-check';
+import { Problems } from '@/core/project/project-errors';
+import type { DashboardSpec, Project } from '@/core/project/project';
+import { splitTemplateError } from '@/core/project/sql-template-check';
 
 /** What a dashboard template sees, besides the helpers and filters of the environment. */
 export interface PageContext {

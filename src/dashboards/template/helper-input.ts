@@ -1,5 +1,5 @@
 import { escapeHtml } from '@/common/html';
-import type { ColumnType } from '@/project/project';
+import type { ColumnType } from '@/core/project/project';
 import { ValueFormat, isValueFormat } from '@/dashboards/template/formats';
 
 /** What `dataset()` gives a template. */

@@ -1,5 +1,5 @@
 import { selectedData, shownSelections } from '@/dashboards/template/selection-text';
-import type { SelectionValues } from '@/parameters/selection-value';
+import type { SelectionValues } from '@/core/parameters/selection-value';
 
 const values: SelectionValues = {
   date_range: { widget: 'date_range', start: '2024-01-01', end: '2024-03-31' },

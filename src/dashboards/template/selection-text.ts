@@ -1,4 +1,4 @@
-import type { SelectionValue, SelectionValues } from '@/parameters/selection-value';
+import type { SelectionValue, SelectionValues } from '@/core/parameters/selection-value';
 
 /** A selection as the page header shows it: the parameter's label and what is selected, in words. */
 export interface ShownSelection {

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { DomainError } from '@/common/errors';
+import { DomainError } from '@/core/errors';
 import { BuiltModel, materialize } from '@/engine/build/materialize';
 import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
 import { Environment, removeDatabaseFiles } from '@/engine/environment/environment';
 import type { EnvironmentManager } from '@/engine/environment/environment-manager';
-import type { Project } from '@/project/project';
+import type { Project } from '@/core/project/project';
 
 export interface BuildProgress {
   model: string;

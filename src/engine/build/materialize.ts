@@ -3,7 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
 import { renderBuiltSql } from '@/engine/query/model-sql';
 import { quoteIdentifier, quoteString } from '@/engine/sql-text';
-import type { BuildModel, Project, SeedModel, SourceModel } from '@/project/project';
+import type { BuildModel, Project, SeedModel, SourceModel } from '@/core/project/project';
 
 export type BuiltModel = SeedModel | SourceModel | BuildModel;
 

@@ -1,6 +1,6 @@
 import type { ExternalConnection } from '@/engine/connections/external-connection';
 import { PostgresConnection } from '@/engine/connections/postgres-connection';
-import type { ConnectionSpec } from '@/project/project';
+import type { ConnectionSpec } from '@/core/project/project';
 
 /** Environment variables, passed in: only the config module and the CLI read process.env. */
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { QueryLimits } from '@/engine/duckdb/duckdb-query';
 import type { QueryResult } from '@/engine/query/query-result';
 import type { BoundValue } from '@/engine/templating/bound-value';
-import type { ColumnSpec } from '@/project/project';
+import type { ColumnSpec } from '@/core/project/project';
 
 /**
  * An external database the project reads from. Each kind (Postgres now; MySQL, ClickHouse, ... later) is one

@@ -5,8 +5,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Engine } from '@/engine/engine';
 import { rowObjects } from '@/engine/query/query-result';
-import type { CallerView, SelectionValues } from '@/parameters/selection-value';
-import { loadProject } from '@/project/project-loader';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
+import { loadProject } from '@/core/project/project-loader';
 
 const CALLER: CallerView = { username: 'bob', isAdmin: true, fields: {} };
 

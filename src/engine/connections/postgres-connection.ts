@@ -1,13 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { Pool, PoolClient } from 'pg';
-import { DomainError } from '@/common/errors';
+import { DomainError } from '@/core/errors';
 import type { ExternalConnection } from '@/engine/connections/external-connection';
 import { postgresParameter, postgresType, TEXT_TYPES } from '@/engine/connections/postgres-types';
 import type { QueryLimits } from '@/engine/duckdb/duckdb-query';
 import type { JsonValue, QueryResult } from '@/engine/query/query-result';
 import { quoteIdentifier } from '@/engine/sql-text';
 import type { BoundValue } from '@/engine/templating/bound-value';
-import type { ColumnSpec } from '@/project/project';
+import type { ColumnSpec } from '@/core/project/project';
 
 const BATCH = 5000;
 const QUERY_CANCELED = '57014';

@@ -1,6 +1,6 @@
 import { decimalJson, integerJson, JsonValue } from '@/engine/query/query-result';
 import type { BoundValue } from '@/engine/templating/bound-value';
-import type { ColumnType } from '@/project/project';
+import type { ColumnType } from '@/core/project/project';
 
 /**
  * Postgres values are read as text (every type parser is the identity), because text is exact: numerics

@@ -1,5 +1,5 @@
 import { DuckDBConnection, DuckDBPreparedStatement, StatementType } from '@duckdb/node-api';
-import { DomainError } from '@/common/errors';
+import { DomainError } from '@/core/errors';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
 import { readResult } from '@/engine/duckdb/duckdb-results';
 import type { QueryResult } from '@/engine/query/query-result';

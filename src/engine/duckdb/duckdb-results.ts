@@ -14,7 +14,7 @@ import {
   QueryResult,
   ResultColumn,
 } from '@/engine/query/query-result';
-import type { ColumnType } from '@/project/project';
+import type { ColumnType } from '@/core/project/project';
 
 type Convert = (value: DuckDBValue) => JsonValue;
 

@@ -1,5 +1,5 @@
 import { DuckDBConnection, DuckDBDataChunk, StatementType } from '@duckdb/node-api';
-import { DomainError } from '@/common/errors';
+import { DomainError } from '@/core/errors';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
 import { NotAQueryError } from '@/engine/duckdb/duckdb-query';
 import { ColumnMapping, columnMappings } from '@/engine/duckdb/duckdb-results';

@@ -8,7 +8,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { NotReadyError } from '@/common/errors';
+import { NotReadyError } from '@/core/errors';
 import { Environment, Lease, removeDatabaseFiles } from '@/engine/environment/environment';
 
 const POINTER = 'current';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Engine } from '@/engine/engine';
 import { rowObjects } from '@/engine/query/query-result';
-import type { CallerView } from '@/parameters/selection-value';
-import { loadProject } from '@/project/project-loader';
+import type { CallerView } from '@/core/parameters/selection-value';
+import { loadProject } from '@/core/project/project-loader';
 
 const ANONYMOUS: CallerView = { username: null, isAdmin: false, fields: {} };
 

@@ -1,5 +1,5 @@
 import { runtimeClosure } from '@/engine/query/model-sql';
-import { findModel, Project } from '@/project/project';
+import { findModel, Project } from '@/core/project/project';
 
 /**
  * What of the caller a statement can read: `all` when a template uses `user` other than as `user.<name>`

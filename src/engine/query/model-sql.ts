@@ -4,7 +4,7 @@ import { Binder } from '@/engine/templating/binder';
 import type { BoundValue } from '@/engine/templating/bound-value';
 import { renderTemplate, statementBody } from '@/engine/templating/sql-renderer';
 import { templateContext } from '@/engine/templating/template-context';
-import type { CallerView, SelectionValues } from '@/parameters/selection-value';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import {
   findModel,
   Model,
@@ -12,7 +12,7 @@ import {
   Project,
   RuntimeModel,
   type DbviewModel,
-} from '@/project/project';
+} from '@/core/project/project';
 
 /** Where a composed query runs: in the DuckDB environment, or on an external connection. */
 export type QueryTarget = { kind: 'duckdb' } | { kind: 'connection'; connection: string };

@@ -1,4 +1,4 @@
-import type { ColumnType } from '@/project/project';
+import type { ColumnType } from '@/core/project/project';
 
 export type JsonValue =
   string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

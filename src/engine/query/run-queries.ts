@@ -9,10 +9,10 @@ import {
   RequestValues,
 } from '@/engine/query/model-sql';
 import { JsonValue, QueryResult, RowWindow, rowObjects } from '@/engine/query/query-result';
-import { DomainError } from '@/common/errors';
+import { DomainError } from '@/core/errors';
 import { TemplateRenderError } from '@/engine/templating/sql-renderer';
 import { TemplateUseError } from '@/engine/templating/binder';
-import type { Project } from '@/project/project';
+import type { Project } from '@/core/project/project';
 
 /** A model failed to run for a request: a fault of the project's SQL, logged with its details. */
 export class ModelRunError extends Error {

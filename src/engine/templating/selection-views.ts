@@ -1,7 +1,7 @@
 import { runtime } from 'nunjucks';
 import { Binder, Bound, RenderedValue, TemplateUseError } from '@/engine/templating/binder';
 import { dateValue, decimalValue } from '@/engine/templating/bound-value';
-import type { OptionValue, SelectionValue } from '@/parameters/selection-value';
+import type { OptionValue, SelectionValue } from '@/core/parameters/selection-value';
 
 /**
  * What `params.<name>` is in a template. Values render as placeholders ({@link Bound}); only the custom

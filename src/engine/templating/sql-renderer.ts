@@ -1,6 +1,6 @@
 import { Environment, Template } from 'nunjucks';
 import { TemplateUseError } from '@/engine/templating/binder';
-import { splitTemplateError } from '@/project/sql-template-check';
+import { splitTemplateError } from '@/core/project/sql-template-check';
 
 /**
  * Autoescaping is on, not for HTML, but because it makes Nunjucks call `toString()` on every output value:

@@ -4,8 +4,8 @@ import { quoteString } from '@/engine/sql-text';
 import { Binder, TemplateUseError } from '@/engine/templating/binder';
 import type { BoundValue } from '@/engine/templating/bound-value';
 import { selectionView, strict } from '@/engine/templating/selection-views';
-import type { CallerView, SelectionValues } from '@/parameters/selection-value';
-import type { UserField } from '@/project/user-fields';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
+import type { UserField } from '@/core/project/user-fields';
 
 /** What a template is rendered for: the values it may read and how `ref()` names a model. */
 export interface TemplateScope {

@@ -1,0 +1,135 @@
+import { Evaluation, evaluate } from '@/core/parameters/cascade';
+import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
+import { UnknownParameterError } from '@/core/parameters/parameter-errors';
+import type { ParameterRequest } from '@/core/parameters/selection-request';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
+import { WidgetJson, toSelectionValue, toWidgetJson } from '@/core/parameters/widget-json';
+
+/**
+ * The project's parameters with their options, bounds and defaults complete (after the build's queries).
+ * Immutable: each build makes a new catalog, so a request evaluates against one consistent version.
+ */
+export class ParameterCatalog {
+  private readonly definitions: readonly ParameterDefinition[];
+  private readonly byName: ReadonlyMap<string, ParameterDefinition>;
+  /** Parents before their children; otherwise the project's order. */
+  private readonly order: readonly ParameterDefinition[];
+  private readonly childrenOf: ReadonlyMap<string, readonly string[]>;
+
+  constructor(definitions: readonly ParameterDefinition[]) {
+    this.definitions = Object.freeze([...definitions]);
+    this.byName = new Map(definitions.map((def) => [def.name, def]));
+    const children = new Map<string, string[]>();
+    for (const def of definitions) {
+      if (def.parent !== null)
+        children.set(def.parent, [...(children.get(def.parent) ?? []), def.name]);
+    }
+    this.childrenOf = children;
+    this.order = this.parentsFirst();
+  }
+
+  /** Every parameter name, in the project's order (`P/parameters`). */
+  names(): string[] {
+    return this.definitions.map((def) => def.name);
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  definition(name: string): ParameterDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  /**
+   * The widgets of a parameters endpoint whose parameters are `names` (in that order). A refresh (with
+   * `x_parent_param`, or exactly one selection) answers the trigger and its descendants only, so the
+   * client keeps what the user chose in the others.
+   */
+  widgets(names: readonly string[], request: ParameterRequest, caller: CallerView): WidgetJson[] {
+    const evaluation = this.evaluate(names, request, caller);
+    const own = new Set(names);
+    const parent =
+      request.parentParam !== null && own.has(request.parentParam) ? request.parentParam : null;
+    const trigger = parent ?? (evaluation.applied.length === 1 ? evaluation.applied[0] : null);
+    const listed = trigger === null ? own : new Set([trigger, ...this.descendants(trigger)]);
+    return names
+      .filter((name) => listed.has(name))
+      .map((name) =>
+        toWidgetJson(this.get(name), evaluation.values.get(name)!, this.childrenOf.has(name)),
+      );
+  }
+
+  /** The validated selections of `names`, defaults applied, as the SQL engine binds them. */
+  selections(
+    names: readonly string[],
+    request: ParameterRequest,
+    caller: CallerView,
+  ): SelectionValues {
+    const evaluation = this.evaluate(names, request, caller);
+    return Object.fromEntries(
+      names.map((name) => [name, toSelectionValue(evaluation.values.get(name)!)]),
+    );
+  }
+
+  private evaluate(
+    names: readonly string[],
+    request: ParameterRequest,
+    caller: CallerView,
+  ): Evaluation {
+    names.forEach((name) => this.get(name));
+    const own = new Set(names);
+    if (request.verifyParams) {
+      const accepted = names.length > 0 ? `it takes ${names.join(', ')}` : 'it takes no parameters';
+      const given = [...request.selections.keys()];
+      if (request.parentParam !== null) given.push(request.parentParam);
+      const unknown = given.find((name) => !own.has(name));
+      if (unknown !== undefined) {
+        throw new UnknownParameterError(
+          `Unknown parameter "${unknown}" for this endpoint; ${accepted}`,
+        );
+      }
+    }
+    const evaluation = evaluate(this.order, own, request, caller);
+    if (request.verifyParams && evaluation.ignored.length > 0) {
+      throw new UnknownParameterError(
+        `Parameter "${evaluation.ignored[0]}" is disabled for the current selections and takes no value`,
+      );
+    }
+    return evaluation;
+  }
+
+  private get(name: string): ParameterDefinition {
+    const def = this.byName.get(name);
+    // Datasets and dashboards are checked against the catalog when the project loads.
+    if (def === undefined) throw new Error(`Parameter "${name}" is not defined in the project`);
+    return def;
+  }
+
+  private descendants(name: string): string[] {
+    const found: string[] = [];
+    const queue = [...(this.childrenOf.get(name) ?? [])];
+    while (queue.length > 0) {
+      const next = queue.shift()!;
+      if (found.includes(next)) continue;
+      found.push(next);
+      queue.push(...(this.childrenOf.get(next) ?? []));
+    }
+    return found;
+  }
+
+  private parentsFirst(): ParameterDefinition[] {
+    const ordered: ParameterDefinition[] = [];
+    const placed = new Set<string>();
+    const place = (def: ParameterDefinition, path: Set<string>) => {
+      if (placed.has(def.name) || path.has(def.name)) return;
+      path.add(def.name);
+      const parent = def.parent === null ? undefined : this.byName.get(def.parent);
+      if (parent) place(parent, path);
+      placed.add(def.name);
+      ordered.push(def);
+    };
+    this.definitions.forEach((def) => place(def, new Set()));
+    return ordered;
+  }
+}

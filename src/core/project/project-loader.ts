@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { checkDatasetParameters } from '@/core/project/dataset-checks';
+import {
+  parseConnections,
+  parseDashboards,
+  parseDatasets,
+  parseParameterNames,
+} from '@/core/project/manifest-sections';
+import { orderModels } from '@/core/project/model-graph';
+import { loadModelFiles } from '@/core/project/model-files';
+import { Project } from '@/core/project/project';
+import { parseParameterDefinitions } from '@/core/parameters/parse-definitions';
+import { ProjectError, Problems } from '@/core/project/project-errors';
+import { parseUserFields } from '@/core/project/user-fields';
+import { checkKeys, FileContext, isMapping } from '@/core/project/yaml-fields';
+import { readYaml } from '@/core/project/yaml-file';
+
+const MANIFEST = 'project.yml';
+const NAME = /^[a-z][a-z0-9_-]{0,62}$/;
+const MANIFEST_KEYS = [
+  'name',
+  'label',
+  'description',
+  'major_version',
+  'user_fields',
+  'connections',
+  'parameters',
+  'datasets',
+  'dashboards',
+];
+
+export { readYaml };
+
+/**
+ * Loads and validates the project folder: the manifest, the models under `models/` and the seeds under
+ * `seeds/`. Pure apart from reading files; throws {@link ProjectError} carrying every problem found.
+ */
+export function loadProject(dirInput: string): Project {
+  const dir = resolve(dirInput);
+  const problems = new Problems();
+  if (!existsSync(dir)) {
+    throw new ProjectError([{ file: dir, path: '', message: 'project folder not found' }]);
+  }
+  const manifest = readYaml(dir, MANIFEST, problems);
+  problems.throwIfAny();
+  if (!isMapping(manifest)) {
+    throw new ProjectError([{ file: MANIFEST, path: '', message: 'must be a mapping' }]);
+  }
+  const at: FileContext = { file: MANIFEST, problems };
+
+  const name = manifest.name;
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    problems.add(MANIFEST, 'name', 'must be a lowercase name (letters, digits, _ or -)');
+  }
+  const label = manifest.label ?? name;
+  if (typeof label !== 'string') problems.add(MANIFEST, 'label', 'must be a string');
+  const description = manifest.description ?? '';
+  if (typeof description !== 'string') problems.add(MANIFEST, 'description', 'must be a string');
+  const majorVersion = manifest.major_version;
+  if (typeof majorVersion !== 'number' || !Number.isInteger(majorVersion) || majorVersion < 0) {
+    problems.add(MANIFEST, 'major_version', 'must be a whole number from 0 up');
+  }
+  checkKeys(at, '', manifest, MANIFEST_KEYS);
+  const userFields = parseUserFields(manifest.user_fields, MANIFEST, problems);
+  const connections = parseConnections(at, manifest.connections);
+  const parameters = parseParameterNames(at, manifest.parameters);
+
+  const models = orderModels(loadModelFiles(dir, problems), connections, problems);
+  const modelNames = new Set(models.map((model) => model.name));
+  const datasets = parseDatasets(at, manifest.datasets, parameters.names, modelNames);
+  const rawDatasets = Array.isArray(manifest.datasets) ? (manifest.datasets as unknown[]) : [];
+  checkDatasetParameters(at, datasets, models, (dataset) =>
+    rawDatasets.findIndex((raw) => isMapping(raw) && raw.name === dataset),
+  );
+  const dashboards = parseDashboards(at, manifest.dashboards, parameters.names, dir);
+  const parameterSpecs = parseParameterDefinitions(parameters.definitions, {
+    file: MANIFEST,
+    userFields,
+    problems,
+  });
+  problems.throwIfAny();
+
+  return {
+    dir,
+    manifestFile: MANIFEST,
+    name: name as string,
+    label: label as string,
+    description: description as string,
+    majorVersion: majorVersion as number,
+    userFields,
+    connections,
+    models,
+    parameterDefinitions: parameters.definitions,
+    parameters: parameterSpecs,
+    datasets,
+    dashboards,
+  };
+}
+
+export { ProjectError };
