@@ -26,7 +26,7 @@ import { ResultsFrontDoor } from '@/datasets/results-front-door';
 
 const BODY_LIMIT = '1mb';
 
-/** Builds the application: used by `main.ts` and by the end-to-end tests, so both run the same app. */
+/** Builds the application as `main.ts` serves it. */
 export async function createApp(
   config: AppConfig,
   logger: JsonLogger,
@@ -40,6 +40,19 @@ export async function createApp(
       abortOnError: false,
     },
   );
+  return configureApp(app, config, logger);
+}
+
+/**
+ * Everything the application needs besides its modules: body parsers, request logging, CORS, the validation
+ * pipe, the OpenAPI document. `main.ts` (through {@link createApp}) and the in-process specs (an application
+ * made by `@nestjs/testing`) both call it, so the specs run the application as it is served.
+ */
+export async function configureApp(
+  app: NestExpressApplication,
+  config: AppConfig,
+  logger: JsonLogger,
+): Promise<NestExpressApplication> {
   const http = app.getHttpAdapter().getInstance();
   http.disable('x-powered-by');
   // Hashing every body for an ETag costs time on every response; results set their own where useful.
