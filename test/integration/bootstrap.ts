@@ -118,6 +118,7 @@ export async function startApp(overrides: Record<string, string> = {}): Promise<
     }
     return (reply.body as { access_token: string }).access_token;
   };
+  let adminToken: string | undefined;
   return {
     app: started,
     http,
@@ -125,9 +126,11 @@ export async function startApp(overrides: Record<string, string> = {}): Promise<
     login,
     async addUser(username, fields = {}) {
       const password = `${username}-password`;
+      // Each login hashes a password (argon2, a good part of a second on a busy machine): one admin token.
+      adminToken ??= await login();
       const reply = await http()
         .post(`${P}/users`)
-        .auth(await login(), { type: 'bearer' })
+        .auth(adminToken, { type: 'bearer' })
         .send({ username, password, ...fields });
       if (reply.status !== 200) {
         throw new Error(`adding ${username} failed: ${reply.status} ${reply.text}`);
