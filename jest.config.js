@@ -1,4 +1,8 @@
-/** Unit specs live beside the code (src/**\/*.spec.ts); end-to-end specs under test/ (*.e2e-spec.ts). */
+/**
+ * Three tiers: unit specs beside the code (src/**\/*.spec.ts); in-process specs of the compiled application
+ * on real Postgres and Redis (test/integration/*.int-spec.ts); end-to-end specs of server processes
+ * (test/*.e2e-spec.ts). The last two use dist/, which `npm test` builds first.
+ */
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
 };
@@ -13,6 +17,16 @@ module.exports = {
       rootDir: __dirname,
       roots: ['<rootDir>/src'],
       testMatch: ['**/*.spec.ts'],
+      transform,
+      moduleNameMapper,
+    },
+    {
+      displayName: 'integration',
+      // Hands the specs Node's own require, which loads Nest's ES modules where Jest's loader cannot.
+      testEnvironment: '<rootDir>/test/integration/native-require.environment.js',
+      rootDir: __dirname,
+      roots: ['<rootDir>/test/integration'],
+      testMatch: ['**/*.int-spec.ts'],
       transform,
       moduleNameMapper,
     },
