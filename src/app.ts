@@ -14,7 +14,7 @@ import { AppConfig } from '@/config/config';
 import { SERVICE_VERSION } from '@/common/service-version';
 import { resolveSecrets } from '@/config/secrets';
 import type { Project } from '@/core/project/project';
-import { projectVersion } from '@/core/project/project';
+import { currentPath } from '@/common/routes';
 import { PROJECT } from '@/project/project.tokens';
 import { userResponseSchemas, userSchemas } from '@/users/users.openapi';
 import { projectItemDocs, RESULT_SCHEMAS } from '@/datasets/datasets.openapi';
@@ -105,7 +105,8 @@ export async function configureApp(
  * (DocsModule) draws too.
  */
 function setUpDocs(app: NestExpressApplication, project: Project): void {
-  const prefix = `api/service-v0/project/${project.name}/${projectVersion(project)}`;
+  // Without the leading slash, as SwaggerModule.setup takes paths.
+  const prefix = currentPath(project).slice(1);
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

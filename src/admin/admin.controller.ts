@@ -55,7 +55,7 @@ export class AdminController {
     @CurrentCaller() caller: Caller,
     @Query() query: Record<string, string | string[] | undefined>,
   ): Promise<DatasetResult> {
-    return this.queryModels.fromQuery(caller, parseQuerySelections(query, 'current'));
+    return this.queryModels.fromQuery(caller, parseQuerySelections(query));
   }
 
   /**
@@ -89,6 +89,6 @@ export class AdminController {
   ): Promise<DatasetResult> {
     return request.is('application/json') && query.x_sql_query === undefined
       ? this.queryModels.fromBody(caller, body)
-      : this.queryModels.fromQuery(caller, parseQuerySelections(query, 'current'));
+      : this.queryModels.fromQuery(caller, parseQuerySelections(query));
   }
 }

@@ -38,7 +38,7 @@ export class QueryModelsService {
       throw new InvalidRequestError('The body must be a JSON object with sql_query');
     }
     const { sql_query: sql, parameters = {}, ...builtins } = body as Record<string, unknown>;
-    const request = parseBodySelections(parameters, 'current');
+    const request = parseBodySelections(parameters);
     return this.run(caller, sql, { ...request, builtins: { ...request.builtins, ...builtins } });
   }
 

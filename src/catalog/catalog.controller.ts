@@ -1,37 +1,38 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
+import { toDataCatalog } from '@/catalog/catalog.mapper';
 import { CatalogService } from '@/catalog/catalog.service';
-import { ApiErrors, ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { COMMON_ERRORS } from '@/common/api-schemas';
-import { CURRENT, LEGACY } from '@/common/routes';
+import { CURRENT, currentPath } from '@/common/routes';
+import type { Project } from '@/core/project/project';
+import { PROJECT } from '@/project/project.tokens';
 
 @ApiTags('catalog')
 @ApiProjectPath()
 @ApiToken()
 @OptionalAuth()
-@Controller()
+@Controller(CURRENT)
 export class CatalogController {
-  constructor(private readonly catalog: CatalogService) {}
+  private readonly prefix: string;
+
+  constructor(
+    private readonly catalog: CatalogService,
+    @Inject(PROJECT) project: Project,
+  ) {
+    this.prefix = currentPath(project);
+  }
 
   /**
    * Parameters, datasets and dashboards the caller may open (public ones for anonymous callers);
    * connections, models and lineage for administrators.
    */
-  @Get(`${CURRENT}/data-catalog`)
+  @Get('data-catalog')
   @ApiJson('DataCatalog', 'The data catalog')
   @ApiErrors(...COMMON_ERRORS)
-  current(@CurrentCaller() caller: Caller): Promise<Record<string, unknown>> {
-    return this.catalog.catalog(caller);
-  }
-
-  /** Legacy catalog: datasets and dashboards only, with legacy paths. */
-  @ApiTags('legacy')
-  @Get(`${LEGACY}/data-catalog`)
-  @ApiJson('LegacyDataCatalog', 'The legacy data catalog')
-  @ApiLegacyErrors(...COMMON_ERRORS)
-  legacy(@CurrentCaller() caller: Caller): Record<string, unknown> {
-    return this.catalog.legacyCatalog(caller);
+  async current(@CurrentCaller() caller: Caller): Promise<Record<string, unknown>> {
+    return toDataCatalog(await this.catalog.catalog(caller), this.prefix);
   }
 }

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CatalogController } from '@/catalog/catalog.controller';
+import { CatalogLegacyController } from '@/catalog/catalog.legacy.controller';
 import { CatalogService } from '@/catalog/catalog.service';
 import { ProjectInfoController } from '@/catalog/project-info.controller';
-import { ProjectListingController } from '@/catalog/project-listing.controller';
 
 @Module({
-  controllers: [ProjectInfoController, ProjectListingController, CatalogController],
+  controllers: [ProjectInfoController, CatalogController, CatalogLegacyController],
   providers: [CatalogService],
 })
 export class CatalogModule {}

@@ -5,11 +5,29 @@ import { catalogConnections, catalogModels, declaredFields } from '@/catalog/cat
 import { LineageEdge, projectLineage } from '@/catalog/lineage';
 import { ParametersService } from '@/parameters/parameters.service';
 import { emptyParameterRequest } from '@/core/parameters/selection-request';
-import type { DashboardSpec, Project } from '@/core/project/project';
-import { findModel, projectVersion } from '@/core/project/project';
+import type { WidgetJson } from '@/core/parameters/widget-json';
+import type { DashboardSpec, DatasetSpec, Project } from '@/core/project/project';
+import { findModel } from '@/core/project/project';
+import type { SchemaField } from '@/datasets/result-shape';
 import { PROJECT } from '@/project/project.tokens';
 
 type Json = Record<string, unknown>;
+
+/** The datasets and dashboards a caller may open: public ones for anonymous callers. */
+export interface OpenItems {
+  datasets: DatasetSpec[];
+  dashboards: DashboardSpec[];
+}
+
+/** What the caller may open with its parameters and fields, and for administrators how it is made. */
+export interface DataCatalog extends OpenItems {
+  parameters: WidgetJson[];
+  /** The fields each dataset's model declares. */
+  fieldsOf: (dataset: DatasetSpec) => SchemaField[];
+  connections: Json[];
+  models: Json[];
+  lineage: LineageEdge[];
+}
 
 /** The data catalog: what the caller may open, and for administrators how it is made. */
 @Injectable()
@@ -17,8 +35,6 @@ export class CatalogService {
   private readonly lineage: LineageEdge[];
   private readonly connections: Json[];
   private readonly models: Json[];
-  private readonly current: string;
-  private readonly legacy: string;
 
   constructor(
     private readonly parameters: ParametersService,
@@ -27,85 +43,24 @@ export class CatalogService {
     this.lineage = projectLineage(project);
     this.connections = catalogConnections(project);
     this.models = catalogModels(project);
-    const version = projectVersion(project);
-    this.current = `/api/service-v0/project/${project.name}/${version}`;
-    this.legacy = `/service-v0/${project.name}/${version}`;
   }
 
-  /** `GET /service-v0`: the 0.4 service's listing of its projects, here the one served. */
-  listing(): Json {
+  openItems(caller: Caller): OpenItems {
     return {
-      name: this.project.name,
-      label: this.project.label,
-      // A project has no minor versions of its own.
-      versions: [
-        {
-          major_version: this.project.majorVersion,
-          minor_versions: [0],
-          token_path: `${this.legacy}/token`,
-          data_catalog_path: `${this.legacy}/data-catalog`,
-        },
-      ],
+      datasets: this.project.datasets.filter((dataset) => canOpen(dataset.scope, caller)),
+      dashboards: this.project.dashboards.filter((dashboard) => canOpen(dashboard.scope, caller)),
     };
   }
 
-  async catalog(caller: Caller): Promise<Json> {
+  async catalog(caller: Caller): Promise<DataCatalog> {
     const catalog = await this.parameters.catalog();
-    const datasets = this.project.datasets.filter((dataset) => canOpen(dataset.scope, caller));
-    const dashboards = this.project.dashboards.filter((dashboard) =>
-      canOpen(dashboard.scope, caller),
-    );
     return {
+      ...this.openItems(caller),
       parameters: catalog.widgets(catalog.names(), emptyParameterRequest(), callerView(caller)),
-      datasets: datasets.map((dataset) => ({
-        name: dataset.name,
-        label: dataset.label,
-        description: dataset.description,
-        schema: { fields: declaredFields(findModel(this.project, dataset.model)) },
-        parameters: dataset.parameters,
-        parameters_path: `${this.current}/datasets/${dataset.name}/parameters`,
-        result_path: `${this.current}/datasets/${dataset.name}/results`,
-      })),
-      dashboards: dashboards.map((dashboard) => ({
-        ...this.dashboardEntry(dashboard),
-        parameters: dashboard.parameters,
-        parameters_path: `${this.current}/dashboards/${dashboard.name}/parameters`,
-        result_path: `${this.current}/dashboards/${dashboard.name}/results`,
-      })),
+      fieldsOf: (dataset) => declaredFields(findModel(this.project, dataset.model)),
       connections: caller.isAdmin ? this.connections : [],
       models: caller.isAdmin ? this.models : [],
       lineage: caller.isAdmin ? this.lineage : [],
-    };
-  }
-
-  /** The legacy catalog: public items for anonymous callers, legacy paths, no schema or parameters. */
-  legacyCatalog(caller: Caller): Json {
-    return {
-      datasets: this.project.datasets
-        .filter((dataset) => canOpen(dataset.scope, caller))
-        .map((dataset) => ({
-          name: dataset.name,
-          label: dataset.label,
-          description: dataset.description,
-          parameters_path: `${this.legacy}/dataset/${dataset.name}/parameters`,
-          result_path: `${this.legacy}/dataset/${dataset.name}`,
-        })),
-      dashboards: this.project.dashboards
-        .filter((dashboard) => canOpen(dashboard.scope, caller))
-        .map((dashboard) => ({
-          ...this.dashboardEntry(dashboard),
-          parameters_path: `${this.legacy}/dashboard/${dashboard.name}/parameters`,
-          result_path: `${this.legacy}/dashboard/${dashboard.name}`,
-        })),
-    };
-  }
-
-  private dashboardEntry(dashboard: DashboardSpec): Json {
-    return {
-      name: dashboard.name,
-      label: dashboard.label,
-      description: dashboard.description,
-      result_format: dashboard.format,
     };
   }
 }

@@ -45,5 +45,5 @@ export function requestFromCli(
   for (const [name, text] of Object.entries(given)) {
     query[name] = queryValues(project, name, text);
   }
-  return parseQuerySelections(query, 'current');
+  return parseQuerySelections(query);
 }

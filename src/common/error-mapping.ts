@@ -106,9 +106,3 @@ export function renderLegacy(reply: ErrorReply): object {
     ? { detail: reply.message, message: reply.message }
     : { detail: reply.message };
 }
-
-export const LEGACY_PREFIX = '/service-v0/';
-
-export function isLegacyPath(path: string): boolean {
-  return path.startsWith(LEGACY_PREFIX);
-}

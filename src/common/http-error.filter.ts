@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Inject } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeError, isLegacyPath, renderCurrent, renderLegacy } from '@/common/error-mapping';
+import { describeError, renderCurrent, renderLegacy } from '@/common/error-mapping';
+import { isLegacyPath } from '@/common/routes';
 import { JsonLogger } from '@/common/json-logger';
 import { requestIdOf } from '@/common/request-context';
 

@@ -10,7 +10,7 @@ const grouped = {
 } as DatasetSpec;
 
 const request: ParameterRequest = {
-  layout: 'current',
+  forms: 'strict',
   selections: new Map([
     ['date_range', { source: 'query', values: ['2024-01-01', '2024-03-31'] }],
     ['category', { source: 'query', values: ['1'] }],
@@ -30,7 +30,7 @@ describe('datasetRequest', () => {
       ['date_range', { source: 'query', values: ['2024-01-01', '2024-03-31'] }],
     ]);
     expect(own).toMatchObject({
-      layout: 'current',
+      forms: 'strict',
       verifyParams: false,
       parentParam: null,
       builtins: {},

@@ -41,7 +41,7 @@ export function datasetRequest(
     if (given && dashboard.parameters.includes(name)) selections.set(name, given);
   }
   return {
-    layout: request.layout,
+    forms: request.forms,
     selections,
     verifyParams: false,
     parentParam: null,

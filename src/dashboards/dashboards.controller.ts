@@ -1,24 +1,14 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  StreamableFile,
-} from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
 import { ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
+import { Selections } from '@/common/selections.decorator';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';
-import { parseBodySelections, parseQuerySelections } from '@/core/parameters/selection-request';
-
-type RawQuery = Record<string, string | string[] | undefined>;
+import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 const SELECTIONS_BODY = {
   schema: {
@@ -43,25 +33,22 @@ export class DashboardsController {
   async results(
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,
-    @Query() query: RawQuery,
+    @Selections() request: ParameterRequest,
   ): Promise<StreamableFile> {
-    return toDashboardFile(
-      await this.dashboards.render(caller, name, parseQuerySelections(query, 'current')),
-    );
+    return toDashboardFile(await this.dashboards.render(caller, name, request));
   }
 
+  // The GET with the selections in a JSON body.
   @Post('dashboards/:dashboard/results')
   @HttpCode(200)
   @ApiErrors(...BODY_ERRORS)
   @DashboardResult()
   @ApiBody(SELECTIONS_BODY)
-  async resultsPost(
+  resultsPost(
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,
-    @Body() body: unknown,
+    @Selections() request: ParameterRequest,
   ): Promise<StreamableFile> {
-    return toDashboardFile(
-      await this.dashboards.render(caller, name, parseBodySelections(body, 'current')),
-    );
+    return this.results(caller, name, request);
   }
 }

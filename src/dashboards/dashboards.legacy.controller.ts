@@ -1,24 +1,15 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  StreamableFile,
-} from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
 import { ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
+import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
 import { LEGACY } from '@/common/routes';
+import { Selections } from '@/common/selections.decorator';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';
-import { parseBodySelections, parseQuerySelections } from '@/core/parameters/selection-request';
-
-type RawQuery = Record<string, string | string[] | undefined>;
+import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 @ApiTags('legacy')
 @ApiProjectPath()
@@ -35,25 +26,23 @@ export class DashboardsLegacyController {
   async results(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
-    @Query() query: RawQuery,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
   ): Promise<StreamableFile> {
-    return toDashboardFile(
-      await this.dashboards.render(caller, name, parseQuerySelections(query, 'legacy')),
-    );
+    const dashboard = hyphensForUnderscores(name);
+    return toDashboardFile(await this.dashboards.render(caller, dashboard, request));
   }
 
+  // The GET with the selections in a JSON body.
   @Post('dashboard/:name')
   @HttpCode(200)
   @ApiLegacyErrors(...BODY_ERRORS)
   @DashboardResult()
   @ApiBody({ schema: { type: 'object', additionalProperties: true } })
-  async resultsPost(
+  resultsPost(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
-    @Body() body: unknown,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
   ): Promise<StreamableFile> {
-    return toDashboardFile(
-      await this.dashboards.render(caller, name, parseBodySelections(body, 'legacy')),
-    );
+    return this.results(caller, name, request);
   }
 }

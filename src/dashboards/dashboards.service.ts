@@ -46,7 +46,7 @@ export class DashboardsService {
   ) {}
 
   /**
-   * `P/dashboards/{dashboard}/results` and the legacy `dashboard/{name}`: the caller must be allowed to open
+   * A dashboard by its configured name: the caller must be allowed to open
    * the dashboard; its selections are validated; the page is HTML, or PNG rendered from the same HTML.
    */
   async render(
@@ -54,7 +54,7 @@ export class DashboardsService {
     name: string,
     request: ParameterRequest,
   ): Promise<RenderedDashboard> {
-    const dashboard = findItem(this.project, 'dashboard', name, request.layout === 'legacy');
+    const dashboard = findItem(this.project, 'dashboard', name);
     requireScope(dashboard.scope, caller, `the dashboard "${dashboard.name}"`);
     const html = await this.html(dashboard, caller, request);
     switch (dashboard.format) {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
@@ -6,12 +6,12 @@ import type { Caller } from '@/core/caller';
 import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
+import { Selections } from '@/common/selections.decorator';
+import { resultWants } from '@/datasets/datasets.mapper';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/result-reply';
-import { CONTENT_TYPES, negotiateFormat } from '@/datasets/stream-formats';
-import { parseBodySelections, parseQuerySelections } from '@/core/parameters/selection-request';
-
-type RawQuery = Record<string, string | string[] | undefined>;
+import { CONTENT_TYPES } from '@/datasets/stream-formats';
+import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 const RESULTS_BODY = {
   schema: {
@@ -43,30 +43,28 @@ export class DatasetsController {
   async results(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
-    @Query() query: RawQuery,
+    @Selections() request: ParameterRequest,
     @Headers('accept') accept: string | undefined,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string | globalThis.Response> {
-    const request = parseQuerySelections(query, 'current');
-    const wants = { format: negotiateFormat(accept), ifNoneMatch };
+    const wants = resultWants(accept, ifNoneMatch);
     return toHttp(await this.datasets.reply(caller, name, request, wants), response);
   }
 
+  // The GET with the selections in a JSON body; a POST is not conditional (no 304).
   @Post('datasets/:dataset/results')
   @HttpCode(200)
   @ApiDatasetResult('current', false)
   @ApiErrors(...BODY_ERRORS)
   @ApiBody(RESULTS_BODY)
-  async resultsPost(
+  resultsPost(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
-    @Body() body: unknown,
+    @Selections() request: ParameterRequest,
     @Headers('accept') accept: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string | globalThis.Response> {
-    const request = parseBodySelections(body, 'current');
-    const wants = { format: negotiateFormat(accept) };
-    return toHttp(await this.datasets.reply(caller, name, request, wants), response);
+    return this.results(caller, name, request, accept, undefined, response);
   }
 }

@@ -1,17 +1,18 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
 import { ApiDatasetResult, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
+import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
 import { LEGACY } from '@/common/routes';
+import { Selections } from '@/common/selections.decorator';
+import { legacyResultWants } from '@/datasets/datasets.legacy.mapper';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/result-reply';
-import { CONTENT_TYPES, negotiateFormat } from '@/datasets/stream-formats';
-import { parseBodySelections, parseQuerySelections } from '@/core/parameters/selection-request';
-
-type RawQuery = Record<string, string | string[] | undefined>;
+import { CONTENT_TYPES } from '@/datasets/stream-formats';
+import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 /** Same replies as the current layout (ETag, 304, CSV and NDJSON exports), in the legacy shape. */
 @ApiTags('legacy')
@@ -30,30 +31,33 @@ export class DatasetsLegacyController {
   async results(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
-    @Query() query: RawQuery,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
     @Headers('accept') accept: string | undefined,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string | globalThis.Response> {
-    const request = parseQuerySelections(query, 'legacy');
-    const wants = { format: negotiateFormat(accept), ifNoneMatch };
-    return toHttp(await this.datasets.reply(caller, name, request, wants), response);
+    const reply = await this.datasets.reply(
+      caller,
+      hyphensForUnderscores(name),
+      request,
+      legacyResultWants(accept, ifNoneMatch),
+    );
+    return toHttp(reply, response);
   }
 
+  // The GET with the selections in a JSON body; a POST is not conditional (no 304).
   @Post('dataset/:name')
   @HttpCode(200)
   @ApiDatasetResult('legacy', false)
   @ApiLegacyErrors(...BODY_ERRORS)
   @ApiBody({ schema: { type: 'object', additionalProperties: true } })
-  async resultsPost(
+  resultsPost(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
-    @Body() body: unknown,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
     @Headers('accept') accept: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string | globalThis.Response> {
-    const request = parseBodySelections(body, 'legacy');
-    const wants = { format: negotiateFormat(accept) };
-    return toHttp(await this.datasets.reply(caller, name, request, wants), response);
+    return this.results(caller, name, request, accept, undefined, response);
   }
 }

@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '@/config/config';
 import { InvalidRequestError } from '@/core/errors';
 import { Answer, DatasetResultCache } from '@/datasets/dataset-result-cache';
 import type { CachedRun } from '@/datasets/result-codec';
-import { checkSelect, currentJson, legacyJson } from '@/datasets/result-json';
+import { checkSelect, pageJson, wholeJson } from '@/datasets/result-json';
 import {
   callerParts,
   canonicalSelections,
@@ -30,9 +30,17 @@ import { findItem } from '@/core/project/items';
 import { DatasetSpec, Project, findModel } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
+/**
+ * How a result is answered: `paged` reads the request's x_* built-ins (x_orientation, x_select, x_limit,
+ * x_offset shape a JSON page; x_select picks an export's columns); `whole` answers every row as records
+ * with the schema's `dimensions`, within the cap of one response, and reads no built-in.
+ */
+export type ResultShape = 'paged' | 'whole';
+
 /** What the request asks of the reply besides its selections. */
 export interface ReplyWants {
   format: ResultFormat;
+  shape: ResultShape;
   /** `If-None-Match` of a GET; answered with 304 when it names the result's current ETag. */
   ifNoneMatch?: string;
 }
@@ -75,7 +83,7 @@ export class DatasetsService {
   ) {}
 
   /**
-   * `P/datasets/{dataset}/results` and the legacy `dataset/{name}`: a kept response when the same request
+   * A dataset's result (`name` as configured): a kept response when the same request
    * was answered on this build, else a page cut from the cached result, else one query shared by every
    * identical request running at the time. A result of more than {@link WHOLE_RESULT_ROWS} rows is not
    * kept whole: its row count is, and each page is read with LIMIT/OFFSET and kept apart. CSV and NDJSON
@@ -88,14 +96,14 @@ export class DatasetsService {
     wants: ReplyWants,
   ): Promise<ResultReply> {
     if (wants.format !== 'json') {
-      const options = streamOptions(request.layout === 'current' ? request.builtins : {});
+      const options = streamOptions(wants.shape === 'paged' ? request.builtins : {});
       const resolved = await this.resolve(caller, name, request);
       return this.exportReply(resolved, wants.format, options);
     }
-    const options = this.jsonOptions(request);
+    const options = this.jsonOptions(request, wants.shape);
     const resolved = await this.resolve(caller, name, request);
     return this.withBuild(resolved, (keyed) => {
-      const page = pageKey(keyed.keyText, request.layout, options);
+      const page = pageKey(keyed.keyText, wants.shape, options);
       return Promise.resolve(
         this.keptPage(keyed, page, wants.ifNoneMatch) ??
           this.freshPage(keyed, page, options, wants.ifNoneMatch),
@@ -103,9 +111,9 @@ export class DatasetsService {
     });
   }
 
-  /** The paging built-ins of the current layout; the legacy layout has none (every row). */
-  private jsonOptions(request: ParameterRequest): ResultOptions | null {
-    return request.layout === 'current'
+  /** The shaping and paging built-ins of a paged result; none for a whole one (every row). */
+  private jsonOptions(request: ParameterRequest, shape: ResultShape): ResultOptions | null {
+    return shape === 'paged'
       ? parseResultOptions(request.builtins, this.config.maxResultRows)
       : null;
   }
@@ -127,7 +135,7 @@ export class DatasetsService {
     // Results that may change between runs have no ETag: their next bytes may differ.
     const etag = keyed.cacheable ? etagOf(page) : undefined;
     if (etag && etagMatches(ifNoneMatch, etag)) return { kind: 'not-modified', etag };
-    const json = options ? await this.currentPage(keyed, options) : await this.legacyWhole(keyed);
+    const json = options ? await this.pagedBody(keyed, options) : await this.wholeBody(keyed);
     if (typeof json !== 'string') {
       return { kind: 'stream', contentType: CONTENT_TYPES.json, chunks: json, etag };
     }
@@ -135,7 +143,7 @@ export class DatasetsService {
     return { kind: 'body', body: json, etag };
   }
 
-  private async currentPage(
+  private async pagedBody(
     keyed: Keyed,
     options: ResultOptions,
   ): Promise<string | Iterable<string>> {
@@ -147,14 +155,14 @@ export class DatasetsService {
       throw error;
     }
     const { run, held } = await this.rows(keyed, summary, options);
-    return currentJson(run, options, held);
+    return pageJson(run, options, held);
   }
 
   /**
-   * Every row, as the legacy layout answers, within the cap of one page: a larger result is a 400 that
-   * names the cap and the ways to read every row.
+   * Every row, within the cap of one page: a larger result is a 400 that names the cap and the ways to
+   * read every row (the message is the legacy layout's, the only one that asks for whole results).
    */
-  private async legacyWhole(keyed: Keyed): Promise<string | Iterable<string>> {
+  private async wholeBody(keyed: Keyed): Promise<string | Iterable<string>> {
     const summary = await this.summary(keyed);
     const total = summary.total ?? summary.result.rows.length;
     const max = this.config.maxResultRows;
@@ -167,7 +175,7 @@ export class DatasetsService {
       );
     }
     const { run } = await this.rows(keyed, summary, { offset: 0, limit: total });
-    return legacyJson(run);
+    return wholeJson(run);
   }
 
   /**
@@ -212,7 +220,7 @@ export class DatasetsService {
     name: string,
     request: ParameterRequest,
   ): Promise<Resolved> {
-    const dataset = findItem(this.project, 'dataset', name, request.layout === 'legacy');
+    const dataset = findItem(this.project, 'dataset', name);
     requireScope(dataset.scope, caller, `the dataset "${dataset.name}"`);
     const catalog = await this.parameters.catalog();
     const view = callerView(caller);

@@ -1,6 +1,6 @@
 import { parseResultOptions } from '@/datasets/result-options';
 import type { CachedRun } from '@/datasets/result-codec';
-import { checkSelect, currentJson, legacyJson, WHOLE_PAGE_ROWS } from '@/datasets/result-json';
+import { checkSelect, pageJson, wholeJson, WHOLE_PAGE_ROWS } from '@/datasets/result-json';
 import { legacyResult, schemaFields, shapeResult } from '@/datasets/result-shape';
 import type { QueryResult } from '@/engine/query/query-result';
 
@@ -23,7 +23,7 @@ function text(json: string | Iterable<string>): string {
   return typeof json === 'string' ? json : [...json].join('');
 }
 
-describe('currentJson', () => {
+describe('pageJson', () => {
   const run = bigRun(WHOLE_PAGE_ROWS * 2 + 17);
 
   it.each(['records', 'rows', 'columns'])(
@@ -33,7 +33,7 @@ describe('currentJson', () => {
         { x_orientation: orientation, x_limit: String(WHOLE_PAGE_ROWS + 1500), x_offset: '3' },
         100000,
       );
-      const json = currentJson(run, options);
+      const json = pageJson(run, options);
       expect(typeof json).not.toBe('string');
       expect(text(json)).toBe(JSON.stringify(shapeResult(run.result, run.fields, options)));
     },
@@ -41,13 +41,11 @@ describe('currentJson', () => {
 
   it('keeps x_select in pieces, and serialises a small page whole', () => {
     const options = parseResultOptions({ x_select: 'label', x_limit: '100000' }, 100000);
-    expect(text(currentJson(run, options))).toBe(
+    expect(text(pageJson(run, options))).toBe(
       JSON.stringify(shapeResult(run.result, run.fields, options)),
     );
     const small = parseResultOptions({ x_limit: '10' }, 100000);
-    expect(currentJson(run, small)).toBe(
-      JSON.stringify(shapeResult(run.result, run.fields, small)),
-    );
+    expect(pageJson(run, small)).toBe(JSON.stringify(shapeResult(run.result, run.fields, small)));
   });
 
   it.each([
@@ -64,8 +62,8 @@ describe('currentJson', () => {
       const total = run.result.rows.length;
       const held = run.result.rows.slice(offset, offset + limit);
       const page = { ...run, result: { ...run.result, rows: held } };
-      const json = JSON.parse(text(currentJson(page, options, { offset, total })));
-      expect(json).toEqual(JSON.parse(text(currentJson(run, options))));
+      const json = JSON.parse(text(pageJson(page, options, { offset, total })));
+      expect(json).toEqual(JSON.parse(text(pageJson(run, options))));
       expect(json.total_num_rows).toBe(total);
     },
   );
@@ -73,14 +71,14 @@ describe('currentJson', () => {
   it('answers a page past the end with no rows and the true total', () => {
     const options = parseResultOptions({ x_offset: '5000000', x_limit: '10' }, 100000);
     const empty = { ...run, result: { ...run.result, rows: [] } };
-    const json = JSON.parse(text(currentJson(empty, options, { offset: 0, total: 2_000_000 })));
+    const json = JSON.parse(text(pageJson(empty, options, { offset: 0, total: 2_000_000 })));
     expect(json).toMatchObject({ total_num_rows: 2_000_000, data: [] });
     expect(json.data_details.num_rows).toBe(0);
   });
 
   it('refuses an unknown column before writing anything', () => {
     const options = parseResultOptions({ x_select: 'nope', x_limit: '100000' }, 100000);
-    expect(() => currentJson(run, options)).toThrow('unknown column "nope"');
+    expect(() => pageJson(run, options)).toThrow('unknown column "nope"');
   });
 });
 
@@ -88,12 +86,10 @@ describe('checkSelect', () => {
   // A large result's summary: its columns and row count, no rows.
   const summary = { ...bigRun(0), total: 2_000_000 };
 
-  it('refuses an unknown column from the columns alone, as currentJson does', () => {
+  it('refuses an unknown column from the columns alone, as pageJson does', () => {
     const options = parseResultOptions({ x_select: ['n', 'nope'], x_offset: '1999990' }, 100000);
     expect(() => checkSelect(summary, options)).toThrow('x_select names an unknown column "nope"');
-    expect(() => currentJson(bigRun(10), options)).toThrow(
-      'x_select names an unknown column "nope"',
-    );
+    expect(() => pageJson(bigRun(10), options)).toThrow('x_select names an unknown column "nope"');
   });
 
   it.each(['records', 'rows', 'columns'])('accepts known columns in %s', (orientation) => {
@@ -106,9 +102,9 @@ describe('checkSelect', () => {
   });
 });
 
-describe('legacyJson', () => {
+describe('wholeJson', () => {
   it('writes every row in pieces with the same bytes', () => {
     const run = bigRun(WHOLE_PAGE_ROWS + 1);
-    expect(text(legacyJson(run))).toBe(JSON.stringify(legacyResult(run.result, run.fields)));
+    expect(text(wholeJson(run))).toBe(JSON.stringify(legacyResult(run.result, run.fields)));
   });
 });

@@ -13,11 +13,11 @@ function inner(json: string): string {
 }
 
 /**
- * The current layout's JSON for a page of a cached result: one string for an ordinary page, or the same
+ * The JSON of one page of a cached result: one string for an ordinary page, or the same
  * bytes as pieces of a few hundred rows for a large one, so that no single giant string is built. Throws
  * (an unknown `x_select` column) before returning, never while the pieces are written.
  */
-export function currentJson(
+export function pageJson(
   run: CachedRun,
   options: ResultOptions,
   held: HeldRows = { offset: 0, total: run.result.rows.length },
@@ -32,7 +32,7 @@ export function currentJson(
 }
 
 /**
- * Throws the 400 {@link currentJson} would for an unknown `x_select` column, from the result's columns
+ * Throws the 400 {@link pageJson} would for an unknown `x_select` column, from the result's columns
  * alone: checked before a page of a large result is read, so that such a request runs no query.
  */
 export function checkSelect(run: CachedRun, options: ResultOptions): void {
@@ -87,8 +87,8 @@ function* withCommas(parts: Iterable<string>): Generator<string> {
   }
 }
 
-/** The legacy layout's JSON (every row), whole or in pieces like {@link currentJson}. */
-export function legacyJson(run: CachedRun): string | Iterable<string> {
+/** The JSON of every row (as records, with `dimensions`), whole or in pieces like {@link pageJson}. */
+export function wholeJson(run: CachedRun): string | Iterable<string> {
   if (run.result.rows.length <= WHOLE_PAGE_ROWS) {
     return JSON.stringify(legacyResult(run.result, run.fields));
   }

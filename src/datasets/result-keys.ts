@@ -78,9 +78,9 @@ export function storeKey(buildId: string, dataset: string, keyText: string): str
   return `${buildId}:${dataset}:${digest(keyText)}`;
 }
 
-/** The key of one serialised response made from a result: its layout, page, columns and orientation. */
-export function pageKey(keyText: string, layout: string, options: ResultOptions | null): string {
-  return `${keyText}\u0000${layout}\u0000${JSON.stringify(options)}`;
+/** The key of one serialised response made from a result: its shape, page, columns and orientation. */
+export function pageKey(keyText: string, shape: string, options: ResultOptions | null): string {
+  return `${keyText}\u0000${shape}\u0000${JSON.stringify(options)}`;
 }
 
 /** A strong ETag for a serialised response: the same key always yields the same bytes. */

@@ -23,7 +23,12 @@ import { DatasetsController } from '@/datasets/datasets.controller';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { writeReply } from '@/datasets/result-reply';
 import { negotiateFormat } from '@/datasets/stream-formats';
-import { Layout, parseQuerySelections } from '@/core/parameters/selection-request';
+import { parseQuerySelections } from '@/core/parameters/selection-request';
+import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
+import { resultWants } from '@/datasets/datasets.mapper';
+import { legacyResultWants } from '@/datasets/datasets.legacy.mapper';
+
+type Layout = 'current' | 'legacy';
 
 /** The two GET routes the fast path serves, with what Nest's router would give their handlers. */
 const ROUTES: {
@@ -200,10 +205,16 @@ export class ResultsFrontDoor implements OnApplicationBootstrap {
           if (!allowed) return false;
         }
         // As Express' "simple" query parser reads it.
-        const selections = parseQuerySelections(parseQuery(search), route.layout);
+        const legacy = route.layout === 'legacy';
+        const query = parseQuery(search);
+        const selections = parseQuerySelections(query, legacy ? LEGACY_SELECTIONS : undefined);
         const ifNoneMatch = request.headers['if-none-match'];
-        const wants = { format: 'json' as const, ifNoneMatch };
-        const reply = await this.datasets.reply(callerOf(express), name, selections, wants);
+        const wants = (legacy ? legacyResultWants : resultWants)(
+          request.headers.accept,
+          ifNoneMatch,
+        );
+        const dataset = legacy ? hyphensForUnderscores(name) : name;
+        const reply = await this.datasets.reply(callerOf(express), dataset, selections, wants);
         await writeReply(reply, response);
       } catch (error) {
         sendError(this.logger, error, request, response);

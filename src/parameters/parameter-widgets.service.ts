@@ -1,13 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
-import { checkLegacySelectionCount } from '@/core/parameters/selection-request';
+import { checkAtMostOneSelection } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import { ParametersService } from '@/parameters/parameters.service';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 import { ItemKind, findItem } from '@/core/project/items';
 import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
+
+/** Limits an endpoint sets on a dataset's or dashboard's parameters request. */
+export interface ItemParametersOptions {
+  /** At most one of the item's own parameters may be selected (a 400 otherwise). */
+  atMostOneSelection?: boolean;
+}
 
 /** What the parameters endpoints answer: the widgets of the project, a dataset or a dashboard. */
 @Injectable()
@@ -29,12 +35,11 @@ export class ParameterWidgetsService {
     name: string,
     caller: Caller,
     request: ParameterRequest,
+    options: ItemParametersOptions = {},
   ): Promise<WidgetJson[]> {
-    const legacy = request.layout === 'legacy';
-    const item = findItem(this.project, kind, name, legacy);
+    const item = findItem(this.project, kind, name);
     requireScope(item.scope, caller, `the ${kind} "${item.name}"`);
-    // The legacy layout takes at most one selection on a parameters request.
-    if (legacy) checkLegacySelectionCount(request, item.parameters);
+    if (options.atMostOneSelection) checkAtMostOneSelection(request, item.parameters);
     const catalog = await this.parameters.catalog();
     return catalog.widgets(item.parameters, request, callerView(caller));
   }

@@ -1,16 +1,16 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
 import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
+import { Selections } from '@/common/selections.decorator';
 import { ParameterWidgetsService } from '@/parameters/parameter-widgets.service';
 import { toParametersResponse } from '@/parameters/parameters.mapper';
-import { parseBodySelections, parseQuerySelections } from '@/core/parameters/selection-request';
+import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 
-type RawQuery = Record<string, string | string[] | undefined>;
 type Response = { parameters: WidgetJson[] };
 
 const SELECTIONS_BODY = {
@@ -22,7 +22,10 @@ const SELECTIONS_BODY = {
   },
 };
 
-// Selections differ per dataset, so they are parsed by the parameters domain, not by DTOs.
+/**
+ * Each GET has a POST twin that takes the selections as a JSON body (`@Selections()` reads either) and
+ * runs the GET's handler.
+ */
 @ApiTags('parameters')
 @ApiProjectPath()
 @ApiToken()
@@ -34,20 +37,22 @@ export class ParametersController {
 
   /** Every parameter of the project, evaluated with the given selections (cascading). */
   @Get('parameters')
-  async project(@CurrentCaller() caller: Caller, @Query() query: RawQuery): Promise<Response> {
-    return toParametersResponse(
-      await this.widgets.ofProject(caller, parseQuerySelections(query, 'current')),
-    );
+  async project(
+    @CurrentCaller() caller: Caller,
+    @Selections() request: ParameterRequest,
+  ): Promise<Response> {
+    return toParametersResponse(await this.widgets.ofProject(caller, request));
   }
 
   @Post('parameters')
   @HttpCode(200)
   @ApiBody(SELECTIONS_BODY)
   @ApiErrors(...BODY_ERRORS)
-  async projectPost(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<Response> {
-    return toParametersResponse(
-      await this.widgets.ofProject(caller, parseBodySelections(body, 'current')),
-    );
+  projectPost(
+    @CurrentCaller() caller: Caller,
+    @Selections() request: ParameterRequest,
+  ): Promise<Response> {
+    return this.project(caller, request);
   }
 
   /** A dataset's parameters, evaluated with the given selections; its scope decides who may ask. */
@@ -56,11 +61,9 @@ export class ParametersController {
   async dataset(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
-    @Query() query: RawQuery,
+    @Selections() request: ParameterRequest,
   ): Promise<Response> {
-    return toParametersResponse(
-      await this.widgets.ofItem('dataset', name, caller, parseQuerySelections(query, 'current')),
-    );
+    return toParametersResponse(await this.widgets.ofItem('dataset', name, caller, request));
   }
 
   @OptionalAuth()
@@ -68,14 +71,12 @@ export class ParametersController {
   @HttpCode(200)
   @ApiBody(SELECTIONS_BODY)
   @ApiErrors(...BODY_ERRORS)
-  async datasetPost(
+  datasetPost(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
-    @Body() body: unknown,
+    @Selections() request: ParameterRequest,
   ): Promise<Response> {
-    return toParametersResponse(
-      await this.widgets.ofItem('dataset', name, caller, parseBodySelections(body, 'current')),
-    );
+    return this.dataset(caller, name, request);
   }
 
   /** A dashboard's parameters, evaluated with the given selections; its scope decides who may ask. */
@@ -84,11 +85,9 @@ export class ParametersController {
   async dashboard(
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,
-    @Query() query: RawQuery,
+    @Selections() request: ParameterRequest,
   ): Promise<Response> {
-    return toParametersResponse(
-      await this.widgets.ofItem('dashboard', name, caller, parseQuerySelections(query, 'current')),
-    );
+    return toParametersResponse(await this.widgets.ofItem('dashboard', name, caller, request));
   }
 
   @OptionalAuth()
@@ -96,13 +95,11 @@ export class ParametersController {
   @HttpCode(200)
   @ApiBody(SELECTIONS_BODY)
   @ApiErrors(...BODY_ERRORS)
-  async dashboardPost(
+  dashboardPost(
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,
-    @Body() body: unknown,
+    @Selections() request: ParameterRequest,
   ): Promise<Response> {
-    return toParametersResponse(
-      await this.widgets.ofItem('dashboard', name, caller, parseBodySelections(body, 'current')),
-    );
+    return this.dashboard(caller, name, request);
   }
 }

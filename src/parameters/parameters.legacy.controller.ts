@@ -1,20 +1,22 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
 import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
+import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
 import { LEGACY } from '@/common/routes';
+import { Selections } from '@/common/selections.decorator';
 import { ParameterWidgetsService } from '@/parameters/parameter-widgets.service';
-import { toLegacyParametersResponse } from '@/parameters/parameters.mapper';
-import { parseBodySelections, parseQuerySelections } from '@/core/parameters/selection-request';
+import { LEGACY_ITEM_PARAMETERS, toLegacyParametersResponse } from '@/parameters/parameters.mapper';
+import type { ParameterRequest } from '@/core/parameters/selection-request';
 
-type RawQuery = Record<string, string | string[] | undefined>;
 type Response = { parameters: object[] };
 const BODY = {
   schema: { type: 'object', additionalProperties: true, description: 'At most one selection' },
 };
 
+/** Each GET has a POST twin that takes the selections as a JSON body and runs the GET's handler. */
 @ApiTags('legacy')
 @ApiProjectPath()
 @ApiToken()
@@ -30,10 +32,11 @@ export class ParametersLegacyController {
   async dataset(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
-    @Query() query: RawQuery,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
   ): Promise<Response> {
+    const dataset = hyphensForUnderscores(name);
     return toLegacyParametersResponse(
-      await this.widgets.ofItem('dataset', name, caller, parseQuerySelections(query, 'legacy')),
+      await this.widgets.ofItem('dataset', dataset, caller, request, LEGACY_ITEM_PARAMETERS),
     );
   }
 
@@ -41,14 +44,12 @@ export class ParametersLegacyController {
   @HttpCode(200)
   @ApiBody(BODY)
   @ApiLegacyErrors(...BODY_ERRORS)
-  async datasetPost(
+  datasetPost(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
-    @Body() body: unknown,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
   ): Promise<Response> {
-    return toLegacyParametersResponse(
-      await this.widgets.ofItem('dataset', name, caller, parseBodySelections(body, 'legacy')),
-    );
+    return this.dataset(caller, name, request);
   }
 
   /** A dashboard's parameters (at most one selection; hyphens accepted for underscores). */
@@ -56,10 +57,11 @@ export class ParametersLegacyController {
   async dashboard(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
-    @Query() query: RawQuery,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
   ): Promise<Response> {
+    const dashboard = hyphensForUnderscores(name);
     return toLegacyParametersResponse(
-      await this.widgets.ofItem('dashboard', name, caller, parseQuerySelections(query, 'legacy')),
+      await this.widgets.ofItem('dashboard', dashboard, caller, request, LEGACY_ITEM_PARAMETERS),
     );
   }
 
@@ -67,13 +69,11 @@ export class ParametersLegacyController {
   @HttpCode(200)
   @ApiBody(BODY)
   @ApiLegacyErrors(...BODY_ERRORS)
-  async dashboardPost(
+  dashboardPost(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
-    @Body() body: unknown,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
   ): Promise<Response> {
-    return toLegacyParametersResponse(
-      await this.widgets.ofItem('dashboard', name, caller, parseBodySelections(body, 'legacy')),
-    );
+    return this.dashboard(caller, name, request);
   }
 }

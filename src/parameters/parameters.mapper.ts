@@ -1,8 +1,12 @@
 import type { WidgetJson } from '@/core/parameters/widget-json';
+import type { ItemParametersOptions } from '@/parameters/parameter-widgets.service';
 
 export function toParametersResponse(widgets: WidgetJson[]): { parameters: WidgetJson[] } {
   return { parameters: widgets };
 }
+
+/** The legacy parameters endpoints take at most one selection, as the 0.4 service did. */
+export const LEGACY_ITEM_PARAMETERS: ItemParametersOptions = { atMostOneSelection: true };
 
 /** The legacy layout does not list `description`. */
 export function toLegacyParametersResponse(widgets: WidgetJson[]): { parameters: object[] } {

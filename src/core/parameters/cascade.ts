@@ -50,7 +50,7 @@ export function evaluate(
   for (const def of order) {
     const raw = own.has(def.name) ? request.selections.get(def.name) : undefined;
     const parentIds = def.parent === null ? null : effectiveIds(values.get(def.parent));
-    const reader = raw && new SelectionReader(def.name, raw, request.layout === 'legacy');
+    const reader = raw && new SelectionReader(def.name, raw, request.forms);
     const value =
       def.kind === 'select'
         ? evaluateSelect(def, parentIds, reader, caller)

@@ -176,7 +176,7 @@ describe('the example project', () => {
   });
 
   it('refuses the manager-only option to an employee as if it did not exist', () => {
-    const request = parseQuerySelections({ group_by: 'trans' }, 'current');
+    const request = parseQuerySelections({ group_by: 'trans' });
     expect(() => catalog.widgets(GROUPED, request, EMPLOYEE)).toThrow(
       'Parameter "group_by": option "trans" does not exist',
     );
@@ -185,7 +185,7 @@ describe('the example project', () => {
   it('enables limit only when group_by is trans', () => {
     const limit = (caller: typeof MANAGER, groupBy?: string) => {
       const query = groupBy === undefined ? {} : { group_by: groupBy };
-      const widgets = catalog.widgets(GROUPED, parseQuerySelections(query, 'current'), caller);
+      const widgets = catalog.widgets(GROUPED, parseQuerySelections(query), caller);
       return byName(widgets, 'limit').widget_type;
     };
     expect(limit(MANAGER)).toBe('number');
@@ -197,11 +197,7 @@ describe('the example project', () => {
   });
 
   it('answers a refresh of group_by with group_by and limit only, limit switching to disabled', () => {
-    const widgets = catalog.widgets(
-      GROUPED,
-      parseQuerySelections({ group_by: 'cat' }, 'current'),
-      MANAGER,
-    );
+    const widgets = catalog.widgets(GROUPED, parseQuerySelections({ group_by: 'cat' }), MANAGER);
     expect(widgets).toEqual([
       expect.objectContaining({ name: 'group_by', selected_id: 'cat' }),
       {
@@ -214,11 +210,7 @@ describe('the example project', () => {
   });
 
   it('narrows subcategory to Dining Out and Groceries when category is 0', () => {
-    const widgets = catalog.widgets(
-      GROUPED,
-      parseQuerySelections({ category: '0' }, 'current'),
-      EMPLOYEE,
-    );
+    const widgets = catalog.widgets(GROUPED, parseQuerySelections({ category: '0' }), EMPLOYEE);
     expect(widgets.map((w) => w.name)).toEqual(['category', 'subcategory']);
     expect(byName(widgets, 'category')).toMatchObject({ selected_ids: ['0'] });
     expect(byName(widgets, 'subcategory')).toMatchObject({
@@ -233,16 +225,12 @@ describe('the example project', () => {
   it('shows all 14 subcategories for an empty category, and the union for several', () => {
     const all = catalog.widgets(['subcategory'], emptyParameterRequest(), ANONYMOUS);
     expect(optionIds(all[0])).toHaveLength(14);
-    const two = catalog.widgets(
-      GROUPED,
-      parseQuerySelections({ category: ['0', '4'] }, 'current'),
-      ANONYMOUS,
-    );
+    const two = catalog.widgets(GROUPED, parseQuerySelections({ category: ['0', '4'] }), ANONYMOUS);
     expect(optionIds(byName(two, 'subcategory'))).toEqual(['0', '1', '8', '9', '13']);
   });
 
   it('refuses a subcategory that the selected category excludes', () => {
-    const request = parseQuerySelections({ category: '0', subcategory: '2' }, 'current');
+    const request = parseQuerySelections({ category: '0', subcategory: '2' });
     expect(() => catalog.widgets(GROUPED, request, EMPLOYEE)).toThrow(
       'Parameter "subcategory": option "2" is not available for the current selection of "category"',
     );
@@ -271,8 +259,8 @@ describe('the example project', () => {
       ],
     ];
     for (const [query, body] of pairs) {
-      const get = parseQuerySelections(query, 'current');
-      const post = parseBodySelections(body, 'current');
+      const get = parseQuerySelections(query);
+      const post = parseBodySelections(body);
       expect(catalog.widgets(GROUPED, post, MANAGER)).toEqual(
         catalog.widgets(GROUPED, get, MANAGER),
       );
@@ -283,10 +271,7 @@ describe('the example project', () => {
   });
 
   it('gives the SQL engine exact values, option fields and defaults', () => {
-    const request = parseBodySelections(
-      { group_by: 'cat', between_filter: ['0.0', 12] },
-      'current',
-    );
+    const request = parseBodySelections({ group_by: 'cat', between_filter: ['0.0', 12] });
     expect(catalog.selections(GROUPED, request, MANAGER)).toEqual({
       group_by: {
         widget: 'single_select',
@@ -305,26 +290,8 @@ describe('the example project', () => {
     });
   });
 
-  it('takes the legacy forms: hyphens, comma-joined and JSON-list strings, numbers', () => {
-    const legacyGet = parseQuerySelections(
-      { 'between-filter': '10,20', category: '["0","1"]' },
-      'legacy',
-    );
-    const legacyPost = parseBodySelections(
-      { 'between-filter': [10, 20], category: '0,1' },
-      'legacy',
-    );
-    const current = parseBodySelections(
-      { between_filter: ['10', '20'], category: ['0', '1'] },
-      'current',
-    );
-    const expected = catalog.selections(GROUPED, current, ANONYMOUS);
-    expect(catalog.selections(GROUPED, legacyGet, ANONYMOUS)).toEqual(expected);
-    expect(catalog.selections(GROUPED, legacyPost, ANONYMOUS)).toEqual(expected);
-  });
-
-  it('refuses a legacy form in the current layout with a useful message', () => {
-    const request = parseQuerySelections({ category: '0,1' }, 'current');
+  it('refuses a lenient form in the strict forms with a useful message', () => {
+    const request = parseQuerySelections({ category: '0,1' });
     expect(() => catalog.widgets(GROUPED, request, ANONYMOUS)).toThrow(
       'Parameter "category": option "0,1" does not exist',
     );

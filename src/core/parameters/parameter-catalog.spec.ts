@@ -10,7 +10,7 @@ import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { parseParameterDefinitions } from '@/core/parameters/parse-definitions';
 import { resolveParameters } from '@/core/parameters/resolve-parameters';
 import {
-  Layout,
+  SelectionReading,
   emptyParameterRequest,
   parseBodySelections,
   parseQuerySelections,
@@ -38,10 +38,12 @@ const GROUPED = [
 ];
 const ALL = example.names();
 
-const get = (query: Record<string, string | string[]>, layout: Layout = 'current') =>
-  parseQuerySelections(query, layout);
-const post = (body: Record<string, unknown>, layout: Layout = 'current') =>
-  parseBodySelections(body, layout);
+/** The lenient value forms, names as sent. */
+const LENIENT: SelectionReading = { forms: 'lenient', name: (sent) => sent };
+const get = (query: Record<string, string | string[]>, reading?: SelectionReading) =>
+  parseQuerySelections(query, reading);
+const post = (body: Record<string, unknown>, reading?: SelectionReading) =>
+  parseBodySelections(body, reading);
 const names = (widgets: { name: string }[]) => widgets.map((widget) => widget.name);
 
 describe('invalid selections', () => {
@@ -62,7 +64,7 @@ describe('invalid selections', () => {
       'Parameter "group_by": expects one option id, got ["day"]',
     ],
     [
-      'a number id in the current layout',
+      'a number id in the strict forms',
       post({ category: [0] }),
       'Parameter "category": expects option ids as strings, got 0',
     ],
@@ -132,7 +134,7 @@ describe('invalid selections', () => {
       'Parameter "between_filter": 0.5 is not a multiple of the increment 1 from 0',
     ],
     [
-      'a comma list in the current layout',
+      'a comma list in the strict forms',
       get({ between_filter: '0,10' }),
       'Parameter "between_filter": expects two numbers (lower, upper), got 1 value',
     ],
@@ -147,13 +149,13 @@ describe('invalid selections', () => {
       'Parameter "description_filter": expects one text, got 2 values',
     ],
     [
-      'a bad legacy JSON list',
-      get({ category: '["0",' }, 'legacy'),
+      'a bad lenient JSON list',
+      get({ category: '["0",' }, LENIENT),
       'Parameter "category": "[\\"0\\"," is not a valid JSON list',
     ],
     [
-      'an object in the legacy layout',
-      post({ group_by: { id: 'day' } }, 'legacy'),
+      'an object in the lenient forms',
+      post({ group_by: { id: 'day' } }, LENIENT),
       'Parameter "group_by": expects one option id, got {"id":"day"}',
     ],
   ];
@@ -166,17 +168,17 @@ describe('invalid selections', () => {
   });
 });
 
-describe('legacy forms', () => {
+describe('lenient forms', () => {
   it('reads lists as comma-joined text, JSON-list text, JSON lists and repeated names', () => {
     const expected = ['0', '3'];
     const forms = [
-      get({ category: '0,3' }, 'legacy'),
-      get({ category: ' 0 , 3 ' }, 'legacy'),
-      get({ category: '["0", 3]' }, 'legacy'),
-      get({ category: ['0', '3'] }, 'legacy'),
-      post({ category: [0, '3'] }, 'legacy'),
-      post({ category: '0,3' }, 'legacy'),
-      post({ category: '["0","3"]' }, 'legacy'),
+      get({ category: '0,3' }, LENIENT),
+      get({ category: ' 0 , 3 ' }, LENIENT),
+      get({ category: '["0", 3]' }, LENIENT),
+      get({ category: ['0', '3'] }, LENIENT),
+      post({ category: [0, '3'] }, LENIENT),
+      post({ category: '0,3' }, LENIENT),
+      post({ category: '["0","3"]' }, LENIENT),
     ];
     for (const request of forms) {
       const { category } = example.selections(['category'], request, ANONYMOUS);
@@ -188,23 +190,23 @@ describe('legacy forms', () => {
 
   it('reads numbers and number ranges given as numbers or strings', () => {
     for (const request of [
-      get({ 'between-filter': '5,10' }, 'legacy'),
-      post({ between_filter: [5, '10'] }, 'legacy'),
-      post({ between_filter: '[5, 10]' }, 'legacy'),
+      get({ between_filter: '5,10' }, LENIENT),
+      post({ between_filter: [5, '10'] }, LENIENT),
+      post({ between_filter: '[5, 10]' }, LENIENT),
     ]) {
       expect(example.selections(['between_filter'], request, ANONYMOUS)).toEqual({
         between_filter: { widget: 'number_range', lower: '5', upper: '10' },
       });
     }
     expect(
-      example.selections(['min_filter'], post({ min_filter: '20' }, 'legacy'), ANONYMOUS),
+      example.selections(['min_filter'], post({ min_filter: '20' }, LENIENT), ANONYMOUS),
     ).toEqual({
       min_filter: { widget: 'number', value: '20' },
     });
   });
 
   it('keeps commas inside a text and a single id', () => {
-    const request = post({ description_filter: 'a,b', group_by: 'day' }, 'legacy');
+    const request = post({ description_filter: 'a,b', group_by: 'day' }, LENIENT);
     expect(
       example.selections(['description_filter', 'group_by'], request, ANONYMOUS),
     ).toMatchObject({
@@ -216,7 +218,7 @@ describe('legacy forms', () => {
   it('takes an empty value as no option selected', () => {
     for (const request of [
       get({ category: '' }),
-      get({ category: '' }, 'legacy'),
+      get({ category: '' }, LENIENT),
       post({ category: [] }),
     ]) {
       expect(example.selections(['category'], request, ANONYMOUS)).toEqual({

@@ -1,19 +1,23 @@
 import { Decimal } from '@/core/parameters/decimal';
 import { invalidSelection } from '@/core/parameters/parameter-errors';
 import { isDate, shown } from '@/core/parameters/raw-values';
-import type { RawSelection } from '@/core/parameters/selection-request';
+import type { RawSelection, SelectionForms } from '@/core/parameters/selection-request';
 
 /**
- * Reads a raw selection as the value a widget type takes, in the forms of section 4.4: strict in the
- * current layout, with the extra legacy forms (comma-joined lists, JSON-list strings, numbers for ids)
- * in the legacy one. Every refusal names the parameter and what was wrong.
+ * Reads a raw selection as the value a widget type takes, in the forms of section 4.4: only those of the
+ * interface when `strict`, also comma-joined lists, JSON-list strings and numbers for ids and texts when
+ * `lenient`. Every refusal names the parameter and what was wrong.
  */
 export class SelectionReader {
+  private readonly lenient: boolean;
+
   constructor(
     private readonly name: string,
     private readonly raw: RawSelection,
-    private readonly legacy: boolean,
-  ) {}
+    forms: SelectionForms,
+  ) {
+    this.lenient = forms === 'lenient';
+  }
 
   private fail(problem: string): never {
     throw invalidSelection(this.name, problem);
@@ -23,7 +27,7 @@ export class SelectionReader {
   id(): string {
     const value = this.scalar('one option id');
     if (typeof value === 'string') return value;
-    if (this.legacy && typeof value === 'number') return String(value);
+    if (this.lenient && typeof value === 'number') return String(value);
     return this.fail(`expects an option id as a string, got ${shown(value)}`);
   }
 
@@ -31,7 +35,7 @@ export class SelectionReader {
   ids(): string[] {
     const ids = this.list('a list of option ids').map((item) => {
       if (typeof item === 'string') return item;
-      if (this.legacy && typeof item === 'number') return String(item);
+      if (this.lenient && typeof item === 'number') return String(item);
       return this.fail(`expects option ids as strings, got ${shown(item)}`);
     });
     return [...new Set(ids)];
@@ -58,7 +62,7 @@ export class SelectionReader {
   text(): string {
     const value = this.scalar('one text');
     if (typeof value === 'string') return value;
-    if (this.legacy && typeof value === 'number') return String(value);
+    if (this.lenient && typeof value === 'number') return String(value);
     return this.fail(`expects a text, got ${shown(value)}`);
   }
 
@@ -67,7 +71,7 @@ export class SelectionReader {
     return this.fail(`${shown(value)} is not a date YYYY-MM-DD`);
   }
 
-  /** Numbers may be JSON numbers or strings holding a decimal number, in both layouts. */
+  /** Numbers may be JSON numbers or strings holding a decimal number, in either form. */
   private toNumber(value: unknown): Decimal {
     const number =
       typeof value === 'string' || typeof value === 'number' ? Decimal.from(value) : null;
@@ -94,19 +98,19 @@ export class SelectionReader {
   }
 
   /**
-   * Current layout: the name repeated (GET) or a JSON array (POST). Legacy layout also: one value holding
-   * `a,b,c` or a JSON list `["a","b"]`. A single empty GET value (`category=`) is an empty list.
+   * Strict: the name repeated (GET) or a JSON array (POST). Lenient also: one value holding `a,b,c` or a
+   * JSON list `["a","b"]`. A single empty GET value (`category=`) is an empty list.
    */
   private list(what: string): unknown[] {
     if (this.raw.source === 'query') {
       const { values } = this.raw;
       if (values.length === 1 && values[0] === '') return [];
-      return this.legacy && values.length === 1 ? this.expand(values[0]) : values;
+      return this.lenient && values.length === 1 ? this.expand(values[0]) : values;
     }
     const { value } = this.raw;
     if (Array.isArray(value)) return value;
-    if (this.legacy && typeof value === 'string') return this.expand(value);
-    if (this.legacy && typeof value === 'number') return [value];
+    if (this.lenient && typeof value === 'string') return this.expand(value);
+    if (this.lenient && typeof value === 'number') return [value];
     return this.fail(`expects ${what} as a JSON array, got ${shown(value)}`);
   }
 

@@ -7,15 +7,34 @@ import { InvalidSelectionError } from '@/core/parameters/parameter-errors';
  * catalog knows and the request parser does not.
  */
 
-export type Layout = 'current' | 'legacy';
+/**
+ * Which forms a selection's value may take (section 4.4): `strict` takes those of the interface only;
+ * `lenient` also takes comma-joined lists, JSON-list strings and numbers for ids and texts, as clients of
+ * the 0.4 service send them.
+ */
+export type SelectionForms = 'strict' | 'lenient';
+
+/** How an endpoint reads its selections: the forms their values may take, and how a name as sent is read. */
+export interface SelectionReading {
+  forms: SelectionForms;
+  /** Gives the configured parameter name for a name as sent (keys and the value of `x_parent_param`). */
+  name: (sent: string) => string;
+}
+
+/** Names as sent, values in the forms of the interface only. */
+export const STRICT_READING: SelectionReading = { forms: 'strict', name: (sent) => sent };
+
+/** A query as Express' simple parser gives it: a repeated name becomes an array. */
+export type RawQuery = Record<string, string | string[] | undefined>;
 
 /** A query string gives every value as text, possibly repeated; a JSON body gives any JSON value. */
 export type RawSelection =
   { source: 'query'; values: string[] } | { source: 'body'; value: unknown };
 
 export interface ParameterRequest {
-  layout: Layout;
-  /** By parameter name (legacy hyphens already turned into underscores); built-ins are not in here. */
+  /** The forms the selections' values may take, from the endpoint's {@link SelectionReading}. */
+  forms: SelectionForms;
+  /** By parameter name (as the endpoint's reading gives it); built-ins are not in here. */
   selections: ReadonlyMap<string, RawSelection>;
   /** `x_verify_params`: unknown names and values for disabled parameters become errors. */
   verifyParams: boolean;
@@ -25,14 +44,14 @@ export interface ParameterRequest {
   builtins: Record<string, unknown>;
 }
 
-export function emptyParameterRequest(layout: Layout = 'current'): ParameterRequest {
-  return { layout, selections: new Map(), verifyParams: false, parentParam: null, builtins: {} };
+export function emptyParameterRequest(forms: SelectionForms = 'strict'): ParameterRequest {
+  return { forms, selections: new Map(), verifyParams: false, parentParam: null, builtins: {} };
 }
 
 /** GET: `name=value`, a name repeated once per value. */
 export function parseQuerySelections(
-  query: Record<string, string | string[] | undefined>,
-  layout: Layout,
+  query: RawQuery,
+  reading: SelectionReading = STRICT_READING,
 ): ParameterRequest {
   const entries: [string, unknown][] = [];
   for (const [key, value] of Object.entries(query)) {
@@ -43,22 +62,25 @@ export function parseQuerySelections(
     }
     entries.push([key, value]);
   }
-  return build(entries, layout, (value) => ({
+  return build(entries, reading, (value) => ({
     source: 'query',
     values: Array.isArray(value) ? (value as string[]) : [value as string],
   }));
 }
 
 /** POST: a JSON object, key the parameter name, value the selection. A null value selects nothing. */
-export function parseBodySelections(body: unknown, layout: Layout): ParameterRequest {
-  if (body === undefined || body === null) return emptyParameterRequest(layout);
+export function parseBodySelections(
+  body: unknown,
+  reading: SelectionReading = STRICT_READING,
+): ParameterRequest {
+  if (body === undefined || body === null) return emptyParameterRequest(reading.forms);
   if (typeof body !== 'object' || Array.isArray(body)) {
     throw new InvalidRequestError('The body must be a JSON object of parameter selections');
   }
   const entries = Object.entries(body as Record<string, unknown>).filter(
     ([, value]) => value !== null,
   );
-  return build(entries, layout, (value) => ({ source: 'body', value }));
+  return build(entries, reading, (value) => ({ source: 'body', value }));
 }
 
 /** How many of the endpoint's own parameters were given. */
@@ -66,11 +88,8 @@ export function countOwnSelections(request: ParameterRequest, names: readonly st
   return names.filter((name) => request.selections.has(name)).length;
 }
 
-/** The legacy parameters endpoints take at most one selection. */
-export function checkLegacySelectionCount(
-  request: ParameterRequest,
-  names: readonly string[],
-): void {
+/** For endpoints that take at most one of their own parameters' selections. */
+export function checkAtMostOneSelection(request: ParameterRequest, names: readonly string[]): void {
   const given = names.filter((name) => request.selections.has(name));
   if (given.length > 1) {
     throw new InvalidSelectionError(
@@ -81,7 +100,7 @@ export function checkLegacySelectionCount(
 
 function build(
   entries: [string, unknown][],
-  layout: Layout,
+  reading: SelectionReading,
   raw: (value: unknown) => RawSelection,
 ): ParameterRequest {
   const selections = new Map<string, RawSelection>();
@@ -90,8 +109,7 @@ function build(
   let verifyParams = false;
   let parentParam: string | null = null;
   for (const [key, value] of entries) {
-    // The legacy layout lets clients write parameter names with hyphens (`group-by`).
-    const name = layout === 'legacy' ? key.replace(/-/g, '_') : key;
+    const name = reading.name(key);
     const earlier = seenAs.get(name);
     if (earlier !== undefined) {
       throw new InvalidSelectionError(
@@ -100,11 +118,11 @@ function build(
     }
     seenAs.set(name, key);
     if (name === 'x_verify_params') verifyParams = readFlag(value);
-    else if (name === 'x_parent_param') parentParam = readParentParam(value, layout);
+    else if (name === 'x_parent_param') parentParam = readParentParam(value, reading);
     else if (name.startsWith('x_')) builtins[name] = value;
     else selections.set(name, raw(value));
   }
-  return { layout, selections, verifyParams, parentParam, builtins };
+  return { forms: reading.forms, selections, verifyParams, parentParam, builtins };
 }
 
 /** A query parameter given once, or any JSON value. */
@@ -123,11 +141,11 @@ function readFlag(raw: unknown): boolean {
   throw new InvalidRequestError('x_verify_params must be true or false');
 }
 
-function readParentParam(raw: unknown, layout: Layout): string | null {
+function readParentParam(raw: unknown, reading: SelectionReading): string | null {
   const value = single(raw);
   if (typeof value !== 'string') {
     throw new InvalidRequestError('x_parent_param must be one parameter name');
   }
   if (value === '') return null;
-  return layout === 'legacy' ? value.replace(/-/g, '_') : value;
+  return reading.name(value);
 }

@@ -6,12 +6,12 @@ import type {
 } from '@/core/parameters/parameter-definition';
 import type { OptionValue, SelectionValue } from '@/core/parameters/selection-value';
 
-/** A widget parameter exactly as section 2.7 of the interface gives it (current layout). */
+/** A widget parameter exactly as section 2.7 of the interface gives it. */
 
 interface WidgetBase {
   name: string;
   label: string;
-  /** May be empty. The legacy layout leaves it out. */
+  /** May be empty. */
   description: string;
 }
 

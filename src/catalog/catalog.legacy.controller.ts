@@ -1,0 +1,52 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentCaller, OptionalAuth, Public } from '@/common/access.decorators';
+import type { Caller } from '@/core/caller';
+import { toLegacyDataCatalog, toProjectListing } from '@/catalog/catalog.legacy.mapper';
+import { CatalogService } from '@/catalog/catalog.service';
+import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { COMMON_ERRORS } from '@/common/api-schemas';
+import { LEGACY, LEGACY_ROOT, legacyPath } from '@/common/routes';
+import type { Project } from '@/core/project/project';
+import { PROJECT } from '@/project/project.tokens';
+
+/**
+ * The legacy layout's project listing (which the 0.4 testing UI loads first) and data catalog. Their
+ * operation ids are those they had before the catalog's controllers were split by layout: Swagger UI's
+ * anchors and clients generated from the document name operations by them.
+ */
+@ApiTags('legacy')
+@Controller()
+export class CatalogLegacyController {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly catalog: CatalogService,
+    @Inject(PROJECT) private readonly project: Project,
+  ) {
+    this.prefix = legacyPath(project);
+  }
+
+  /** The served project with its major version and the legacy paths of its login and data catalog. */
+  @Public()
+  @Get(LEGACY_ROOT)
+  @ApiOperation({ operationId: 'ProjectListingController_listing' })
+  @ApiJson('ProjectListing', 'The served project')
+  @ApiLegacyErrors(401, 500, 503)
+  listing(): Record<string, unknown> {
+    return toProjectListing(this.project);
+  }
+
+  /** Legacy catalog: datasets and dashboards only, with legacy paths. */
+  @ApiTags('catalog')
+  @ApiProjectPath()
+  @ApiToken()
+  @OptionalAuth()
+  @Get(`${LEGACY}/data-catalog`)
+  @ApiOperation({ operationId: 'CatalogController_legacy' })
+  @ApiJson('LegacyDataCatalog', 'The legacy data catalog')
+  @ApiLegacyErrors(...COMMON_ERRORS)
+  legacy(@CurrentCaller() caller: Caller): Record<string, unknown> {
+    return toLegacyDataCatalog(this.catalog.openItems(caller), this.prefix);
+  }
+}
