@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AuditModule } from '@/audit/audit.module';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { AuthController } from '@/auth/auth.controller';
@@ -27,6 +28,7 @@ import { UsersModule } from '@/users/users.module';
       }),
     }),
     PassportModule,
+    AuditModule,
     UsersModule,
   ],
   controllers: [AuthController, AuthLegacyController],
@@ -42,6 +44,5 @@ import { UsersModule } from '@/users/users.module';
     { provide: APP_GUARD, useClass: ProjectRouteGuard },
     { provide: APP_GUARD, useClass: BearerAuthGuard },
   ],
-  exports: [TokensService, AuthService],
 })
 export class AuthModule {}

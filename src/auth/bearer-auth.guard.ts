@@ -7,10 +7,11 @@ import { ANONYMOUS, Caller } from '@/core/caller';
 import { bearerToken, jwtAlgorithm } from '@/auth/bearer-token';
 import { basicClientCredentials, isBasicAuthorization } from '@/auth/client-credentials';
 import { SsoService } from '@/auth/sso/sso.service';
+import type { TokenRefusal } from '@/auth/jwt.strategy';
 import { AuthenticationRequiredError, ForbiddenError, InvalidTokenError } from '@/core/errors';
 
-/** What passport-jwt reports when a request carries no token. */
-const NO_TOKEN = 'No auth token';
+/** What JwtStrategy reports when a request carries no token (passport-jwt's own "No auth token"). */
+const NO_TOKEN: TokenRefusal = 'no_token';
 
 /**
  * Closed by default: every route needs a signed-in caller unless marked (`ACCESS`). Drey's tokens go
@@ -62,20 +63,22 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
       basicClientCredentials(header as string);
       return ANONYMOUS;
     }
-    // Throws for a header that is neither empty nor "Bearer <token>".
-    const token = bearerToken(header);
-    if (token !== undefined && this.sso.oidcEnabled && jwtAlgorithm(token) !== 'HS256') {
-      return this.sso.fromIdpToken(token);
+    if (this.sso.oidcEnabled) {
+      const token = bearerToken(header);
+      if (token !== undefined && jwtAlgorithm(token) !== 'HS256')
+        return this.sso.fromIdpToken(token);
     }
+    // passport-jwt; its extractor (bearerTokenOf) throws 401 for a header that is neither empty nor
+    // "Bearer <token>", and handleRequest below decides the rest.
     await super.canActivate(context);
     const caller = request.user as Caller | undefined;
     return caller ?? (await this.sso.fromHeaders(request)) ?? ANONYMOUS;
   }
 
   /**
-   * @nestjs/passport's default turns every failure into a bare 401 and drops `info`. Here: no token is an
-   * anonymous caller (undefined), a refused token is 401 `invalid_token`, and an error (the database is
-   * down) goes on to the error filter as it is.
+   * @nestjs/passport's default turns every failure into a bare 401 and drops `info`. Here: no token
+   * (an absent or empty header, a bare "Bearer") is an anonymous caller (undefined), any refused token is
+   * 401 `invalid_token`, and an error (the database is down) goes on to the error filter as it is.
    */
   override handleRequest<TUser = Caller | undefined>(
     error: Error | null,
@@ -84,7 +87,7 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
   ): TUser {
     if (error) throw error;
     if (caller) return caller as TUser;
-    if (info instanceof Error && info.message === NO_TOKEN) return undefined as TUser;
+    if (info === NO_TOKEN) return undefined as TUser;
     throw new InvalidTokenError();
   }
 }

@@ -8,8 +8,12 @@ import { TokenClaims, TokensService, UUID } from '@/auth/tokens.service';
 import type { Caller } from '@/core/caller';
 import { SECRETS, Secrets } from '@/config/secrets';
 
-/** Why a token with a good signature is refused; passport-jwt hands it to the guard as `info`. */
-export type TokenRefusal = 'malformed_claims' | 'no_record';
+/**
+ * Why the strategy refuses, handed to the guard as passport's `info`: no token at all (an anonymous caller,
+ * not an error), or a token with a good signature but bad claims or no record. passport-jwt's own failures
+ * (signature, expiry, shape) come as jsonwebtoken's errors.
+ */
+export type TokenRefusal = 'no_token' | 'malformed_claims' | 'no_record';
 
 /** Tokens whose signature was checked, kept by their text (a few MB at most). */
 const VERIFIED_MAX = 10_000;
@@ -45,12 +49,18 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   /**
    * Skips jsonwebtoken for a token whose signature was already checked and that has not expired since;
-   * every other token goes through passport-jwt. Either way `validate` reads the token's row.
+   * every other token goes through passport-jwt. Either way the token's row is read.
    */
   override authenticate(request: Request, options?: object): void {
     const token = bearerTokenOf(request);
-    const known = token === null ? undefined : this.verified.get(token);
-    if (token === null || known === undefined) {
+    // passport-jwt would fail with a new Error("No auth token"), whose stack trace alone made the guard
+    // 30 times slower for anonymous requests (33 µs against 1 µs) in a micro-benchmark.
+    if (token === null) {
+      this.fail('no_token' satisfies TokenRefusal, 401);
+      return;
+    }
+    const known = this.verified.get(token);
+    if (known === undefined) {
       super.authenticate(request, options);
       return;
     }
@@ -60,19 +70,19 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       this.fail(new Error('jwt expired'), 401);
       return;
     }
-    this.validate(request, known).then(
-      (result) => (Array.isArray(result) ? this.fail(result[1], 401) : this.success(result)),
+    this.tokens.callerOf(known).then(
+      (caller) =>
+        caller ? this.success(caller) : this.fail('no_record' satisfies TokenRefusal, 401),
       (error: unknown) => this.error(error as Error),
     );
   }
 
-  /** The caller of a token with a good signature, or `[false, reason]`. */
+  /** After passport-jwt checked the signature: the caller, or `[false, reason]`. */
   async validate(request: Request, payload: unknown): Promise<Caller | [false, TokenRefusal]> {
     const claims = claimsOf(payload);
     if (!claims) return [false, 'malformed_claims'];
     this.remember(bearerTokenOf(request), claims);
-    const caller = await this.tokens.callerOf(claims);
-    return caller ?? [false, 'no_record'];
+    return (await this.tokens.callerOf(claims)) ?? [false, 'no_record'];
   }
 
   private remember(token: string | null, claims: TokenClaims): void {
