@@ -10,7 +10,7 @@ import { NoFilesInterceptor } from '@nestjs/platform-express';
 import type { Request } from 'express';
 import { lastValueFrom, of } from 'rxjs';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
-import { LoginForm } from '@/auth/auth.service';
+import type { LoginForm } from '@/auth/auth.service';
 import { missingField } from '@/auth/local.strategy';
 import { validationPipe } from '@/common/validation';
 import type { User } from '@/database/tables/users.entity';
