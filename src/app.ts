@@ -1,14 +1,13 @@
-import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { NextFunction, Request, Response } from 'express';
 import { AppModule } from '@/app.module';
-import { InvalidRequestError } from '@/core/errors';
 import { sendError } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
 import { refuseDeepJson } from '@/common/json-depth';
 import { requestLogging } from '@/common/request-context';
+import { validationPipe } from '@/common/validation';
 import { MetricsService } from '@/metrics/metrics.service';
 import { AppConfig } from '@/config/config';
 import { SERVICE_VERSION } from '@/common/service-version';
@@ -77,21 +76,7 @@ export async function configureApp(
       exposedHeaders: ['Applied-Username', 'X-Request-Id'],
     });
   }
-  app.useGlobalPipes(
-    new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-      exceptionFactory: (errors) =>
-        new InvalidRequestError(
-          errors
-            .flatMap((error) =>
-              Object.values(error.constraints ?? { [error.property]: 'is invalid' }),
-            )
-            .join('; '),
-        ),
-    }),
-  );
+  app.useGlobalPipes(validationPipe());
 
   setUpDocs(app, app.get<Project>(PROJECT));
   await app.init();

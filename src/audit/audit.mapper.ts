@@ -1,4 +1,4 @@
-import type { AuditEvent } from '@/audit/audit-event.entity';
+import type { AuditEvent } from '@/database/tables/audit-events.entity';
 import { formatTimestamp } from '@/common/timestamps';
 
 export function toAuditJson(event: AuditEvent): Record<string, unknown> {

@@ -8,10 +8,9 @@ import {
   Post,
   Put,
   Req,
-  UseInterceptors,
+  UseGuards,
 } from '@nestjs/common';
-import { NoFilesInterceptor } from '@nestjs/platform-express';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { BodyTypes } from '@/common/body-types';
 import type { Request } from 'express';
 import { toTokenRecord, toTokenResponse } from '@/auth/auth.mapper';
@@ -21,6 +20,8 @@ import type { Caller } from '@/core/caller';
 import { ChangePasswordDto } from '@/auth/dto/change-password.dto';
 import { CreateTokenDto } from '@/auth/dto/create-token.dto';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
+import { LoginGuard, LoginUser } from '@/auth/login.guard';
+import type { User } from '@/database/tables/users.entity';
 import { TokenRecordDto, TokenResponseDto } from '@/auth/dto/token-response.dto';
 import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
@@ -39,12 +40,13 @@ export class AuthController {
   @LoginRoute()
   @Post('login')
   @HttpCode(200)
-  @UseInterceptors(NoFilesInterceptor())
+  @UseGuards(LoginGuard)
   @BodyTypes('application/x-www-form-urlencoded', 'multipart/form-data')
+  @ApiBody({ type: LoginFormDto })
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiErrors(...BODY_ERRORS, 429)
-  async login(@Body() form: LoginFormDto, @Req() request: Request): Promise<TokenResponseDto> {
-    return toTokenResponse(await this.auth.login(form, clientAddress(request)));
+  async login(@LoginUser() user: User, @Req() request: Request): Promise<TokenResponseDto> {
+    return toTokenResponse(await this.auth.login(user, clientAddress(request)));
   }
 
   /** Changes the caller's password. Empty body. */

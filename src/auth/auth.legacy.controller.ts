@@ -1,6 +1,5 @@
-import { Body, Controller, HttpCode, Post, Req, UseInterceptors } from '@nestjs/common';
-import { NoFilesInterceptor } from '@nestjs/platform-express';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { BodyTypes } from '@/common/body-types';
 import type { Request } from 'express';
 import { toLegacyTokenResponse } from '@/auth/auth.mapper';
@@ -8,6 +7,8 @@ import { LoginRoute } from '@/common/access.decorators';
 import { AuthService } from '@/auth/auth.service';
 import { LegacyTokenResponseDto } from '@/auth/dto/token-response.dto';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
+import { LoginGuard, LoginUser } from '@/auth/login.guard';
+import type { User } from '@/database/tables/users.entity';
 import { ApiLegacyErrors, ApiProjectPath } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { clientAddress } from '@/common/client-address';
@@ -23,14 +24,12 @@ export class AuthLegacyController {
   @LoginRoute()
   @Post('token')
   @HttpCode(200)
-  @UseInterceptors(NoFilesInterceptor())
+  @UseGuards(LoginGuard)
   @BodyTypes('application/x-www-form-urlencoded', 'multipart/form-data')
+  @ApiBody({ type: LoginFormDto })
   @ApiOkResponse({ type: LegacyTokenResponseDto })
   @ApiLegacyErrors(...COMMON_ERRORS, ...BODY_ERRORS, 429)
-  async token(
-    @Body() form: LoginFormDto,
-    @Req() request: Request,
-  ): Promise<LegacyTokenResponseDto> {
-    return toLegacyTokenResponse(await this.auth.login(form, clientAddress(request)));
+  async token(@LoginUser() user: User, @Req() request: Request): Promise<LegacyTokenResponseDto> {
+    return toLegacyTokenResponse(await this.auth.login(user, clientAddress(request)));
   }
 }

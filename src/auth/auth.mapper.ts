@@ -1,4 +1,4 @@
-import type { AccessToken } from '@/auth/access-token.entity';
+import type { AccessToken } from '@/database/tables/access-tokens.entity';
 import type {
   LegacyTokenResponseDto,
   TokenRecordDto,

@@ -1,10 +1,15 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AuditModule } from '@/audit/audit.module';
 import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
 import { AuthController } from '@/auth/auth.controller';
-import { AuthGuard } from '@/auth/auth.guard';
 import { AuthLegacyController } from '@/auth/auth.legacy.controller';
 import { AuthService } from '@/auth/auth.service';
+import { BearerAuthGuard } from '@/auth/bearer-auth.guard';
+import { JwtStrategy } from '@/auth/jwt.strategy';
+import { LocalStrategy } from '@/auth/local.strategy';
+import { LoginGuard } from '@/auth/login.guard';
 import { LoginLimiter } from '@/auth/login-limiter';
 import { ProjectRouteGuard } from '@/auth/project-route.guard';
 import { SsoService } from '@/auth/sso/sso.service';
@@ -18,10 +23,12 @@ import { UsersModule } from '@/users/users.module';
       inject: [SECRETS],
       useFactory: (secrets: Secrets) => ({
         secret: secrets.jwtSecret,
+        // Signing only: JwtStrategy (passport-jwt) verifies.
         signOptions: { algorithm: 'HS256' },
-        verifyOptions: { algorithms: ['HS256'] },
       }),
     }),
+    PassportModule,
+    AuditModule,
     UsersModule,
   ],
   controllers: [AuthController, AuthLegacyController],
@@ -30,10 +37,12 @@ import { UsersModule } from '@/users/users.module';
     AuthService,
     LoginLimiter,
     SsoService,
+    JwtStrategy,
+    LocalStrategy,
+    LoginGuard,
     // Order matters: an unknown project is a 404 before the token is looked at.
     { provide: APP_GUARD, useClass: ProjectRouteGuard },
-    { provide: APP_GUARD, useClass: AuthGuard },
+    { provide: APP_GUARD, useClass: BearerAuthGuard },
   ],
-  exports: [TokensService, AuthService],
 })
 export class AuthModule {}

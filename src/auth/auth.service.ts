@@ -3,12 +3,13 @@ import { AuditService } from '@/audit/audit.service';
 import { LoginLimiter } from '@/auth/login-limiter';
 import { Caller, isSignedIn } from '@/core/caller';
 import { IssuedToken, TokenOptions, TokensService } from '@/auth/tokens.service';
-import { AuthenticationRequiredError, DomainError, InvalidRequestError } from '@/core/errors';
+import { AuthenticationRequiredError } from '@/core/errors';
 import { JsonLogger } from '@/common/json-logger';
 import { UsersService } from '@/users/users.service';
-import type { AccessToken } from '@/auth/access-token.entity';
-import type { User } from '@/users/user.entity';
+import type { AccessToken } from '@/database/tables/access-tokens.entity';
+import type { User } from '@/database/tables/users.entity';
 
+/** The login form's fields, as sent (LoginFormDto validates their types). */
 export interface LoginForm {
   username?: unknown;
   password?: unknown;
@@ -25,18 +26,15 @@ export class AuthService {
     private readonly audit: AuditService,
   ) {}
 
-  /** OAuth2 password grant: checks the form, the rate limit and the password, then issues a login token. */
-  async login(form: LoginForm, address: string): Promise<IssuedToken> {
-    if (form.grant_type !== undefined && form.grant_type !== '' && form.grant_type !== 'password') {
-      throw new DomainError('unsupported_grant_type', 'grant_type must be "password"');
-    }
-    if (typeof form.username !== 'string' || form.username === '') {
-      throw new InvalidRequestError('The form field "username" is required');
-    }
-    if (typeof form.password !== 'string' || form.password === '') {
-      throw new InvalidRequestError('The form field "password" is required');
-    }
-    const username = form.username;
+  /**
+   * The user of a login form's username and password (LocalStrategy asks), or undefined when they do not
+   * match. Past the limit of failed logins it throws 429; failures are counted, audited and logged.
+   */
+  async checkCredentials(
+    username: string,
+    password: string,
+    address: string,
+  ): Promise<User | undefined> {
     try {
       await this.limiter.check(username, address);
     } catch (error) {
@@ -48,22 +46,25 @@ export class AuthService {
       });
       throw error;
     }
-    const user = await this.users.checkPassword(username, form.password);
-    if (!user) {
-      await this.limiter.recordFailure(username, address);
-      await this.audit.record({
-        action: 'login',
-        actor: username,
-        outcome: 'failure',
-        details: { reason: 'invalid_credentials' },
-      });
-      this.logger.emit('warn', 'login failed', { username: username.slice(0, 100), address });
-      throw new DomainError('invalid_credentials', 'Incorrect username or password');
-    }
-    await this.limiter.recordSuccess(username);
+    const user = await this.users.checkPassword(username, password);
+    if (user) return user;
+    await this.limiter.recordFailure(username, address);
+    await this.audit.record({
+      action: 'login',
+      actor: username,
+      outcome: 'failure',
+      details: { reason: 'invalid_credentials' },
+    });
+    this.logger.emit('warn', 'login failed', { username: username.slice(0, 100), address });
+    return undefined;
+  }
+
+  /** OAuth2 password grant, once the credentials checked out: a login token. */
+  async login(user: User, address: string): Promise<IssuedToken> {
+    await this.limiter.recordSuccess(user.username);
     const issued = await this.tokens.issue(user);
-    await this.audit.record({ action: 'login', actor: username, target: issued.tokenId });
-    this.logger.emit('info', 'login', { username, address });
+    await this.audit.record({ action: 'login', actor: user.username, target: issued.tokenId });
+    this.logger.emit('info', 'login', { username: user.username, address });
     void this.tokens.prune().catch(() => undefined);
     return issued;
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
 import { DomainError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 
@@ -10,7 +10,7 @@ import { APP_CONFIG, AppConfig } from '@/config/config';
 @Injectable()
 export class LoginLimiter {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly failures: LoginFailuresRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -20,41 +20,31 @@ export class LoginLimiter {
 
   /** Throws 429 when either key has reached the limit; the wait is until its oldest failure leaves the window. */
   async check(username: string, address: string): Promise<void> {
-    const rows: { key: string; failures: string; oldest: Date }[] = await this.dataSource.query(
-      `SELECT key, count(*) AS failures, min(failed_at) AS oldest
-         FROM login_failures
-        WHERE key = ANY($1) AND failed_at > now() - make_interval(secs => $2)
-        GROUP BY key`,
-      [this.keys(username, address), this.config.loginWindowSeconds],
+    const rows = await this.failures.countRecent(
+      this.keys(username, address),
+      this.config.loginWindowSeconds,
     );
     const blocked = rows.filter(
       (row) =>
-        Number(row.failures) >=
+        row.failures >=
         (row.key.startsWith('user:')
           ? this.config.loginMaxFailures
           : this.config.loginMaxFailuresPerAddress),
     );
     if (blocked.length === 0) return;
     const until = Math.max(
-      ...blocked.map(
-        (row) => new Date(row.oldest).getTime() + this.config.loginWindowSeconds * 1000,
-      ),
+      ...blocked.map((row) => row.oldest.getTime() + this.config.loginWindowSeconds * 1000),
     );
     const retryAfter = Math.max(1, Math.ceil((until - Date.now()) / 1000));
     throw new DomainError('rate_limited', 'Too many failed logins: try again later', retryAfter);
   }
 
   async recordFailure(username: string, address: string): Promise<void> {
-    await this.dataSource.query(`INSERT INTO login_failures (key) SELECT unnest($1::varchar[])`, [
-      this.keys(username, address),
-    ]);
+    await this.failures.add(this.keys(username, address));
   }
 
   /** A successful login clears the username's failures (not the address's), and old rows go. */
   async recordSuccess(username: string): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM login_failures WHERE key = $1 OR failed_at < now() - make_interval(secs => $2)`,
-      [this.keys(username, '')[0], this.config.loginWindowSeconds],
-    );
+    await this.failures.clear(this.keys(username, '')[0], this.config.loginWindowSeconds);
   }
 }

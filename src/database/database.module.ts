@@ -2,6 +2,20 @@ import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Database } from '@/database/database';
+import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
+import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
+import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
+import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
+import { UsersRepository } from '@/database/tables/users.repository';
+
+/** One small repository per table; services hold the rules and call these by what they do. */
+const REPOSITORIES = [
+  UsersRepository,
+  AccessTokensRepository,
+  LoginFailuresRepository,
+  AuditEventsRepository,
+  BuildRunsRepository,
+];
 
 @Global()
 @Module({
@@ -13,8 +27,9 @@ import { Database } from '@/database/database';
         Database.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: true }),
     },
     { provide: DataSource, inject: [Database], useFactory: (db: Database) => db.dataSource },
+    ...REPOSITORIES,
   ],
-  exports: [Database, DataSource],
+  exports: [Database, DataSource, ...REPOSITORIES],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(Database) private readonly database: Database) {}

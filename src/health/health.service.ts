@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TokensService } from '@/auth/tokens.service';
 import { BuildQueue } from '@/builds/build-queue';
 import { Database } from '@/database/database';
+import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
 import { Engine } from '@/engine/engine';
 import { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
@@ -40,7 +40,7 @@ async function probe(kind: string, run: () => Promise<unknown>): Promise<Check> 
 export class HealthService {
   constructor(
     private readonly database: Database,
-    private readonly tokens: TokensService,
+    private readonly accessTokens: AccessTokensRepository,
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
     @Inject(PROJECT) private readonly project: Project,
@@ -50,7 +50,7 @@ export class HealthService {
     const [database, queue] = await Promise.all([
       // Not just SELECT 1: the query that every request with a token runs, through the same pool and prepared
       // statement, so that readiness fails whenever those requests would.
-      probe(this.database.kind, () => this.tokens.checkLookup()),
+      probe(this.database.kind, () => this.accessTokens.checkLookup()),
       probe(this.queue.kind === 'bullmq' ? 'redis' : 'in-process', () => this.queue.ping()),
     ]);
     const checks: Record<string, Check> = {

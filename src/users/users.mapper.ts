@@ -1,5 +1,5 @@
 import type { UserField, UserFieldValue } from '@/core/project/user-fields';
-import type { User } from '@/users/user.entity';
+import type { User } from '@/database/tables/users.entity';
 
 /** A user as the API shows it: `username`, `is_admin`, then the project's fields. Never the password. */
 export function toUserJson(

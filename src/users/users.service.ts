@@ -1,5 +1,4 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource, Repository } from 'typeorm';
 import { AuditService } from '@/audit/audit.service';
 import { Caller } from '@/core/caller';
 import { DomainError, ForbiddenError } from '@/core/errors';
@@ -14,40 +13,32 @@ import {
   parseUserUpdate,
   withFieldDefaults,
 } from '@/users/user-fields.rules';
-import { User } from '@/users/user.entity';
+import type { User } from '@/database/tables/users.entity';
+import { UsersRepository } from '@/database/tables/users.repository';
 
 export const ADMIN = 'admin';
 
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
-  private readonly users: Repository<User>;
-
   constructor(
-    dataSource: DataSource,
+    private readonly users: UsersRepository,
     @Inject(PROJECT) private readonly project: Project,
     @Inject(SECRETS) private readonly secrets: Secrets,
     private readonly logger: JsonLogger,
     private readonly audit: AuditService,
-  ) {
-    this.users = dataSource.getRepository(User);
-  }
+  ) {}
 
   /** The `admin` user exists from start-up, with ADMIN_PASSWORD, and is always an administrator. */
   async onApplicationBootstrap(): Promise<void> {
     const passwordHash = await hashPassword(this.secrets.adminPassword);
-    // ON CONFLICT: several processes may start at once; an existing admin keeps its password.
-    await this.users
-      .createQueryBuilder()
-      .insert()
-      .values({
-        username: ADMIN,
-        isAdmin: true,
-        passwordHash,
-        fields: withFieldDefaults({}, this.project.userFields),
-      })
-      .orIgnore()
-      .execute();
-    await this.users.update({ username: ADMIN }, { isAdmin: true });
+    // Several processes may start at once; an existing admin keeps its password.
+    await this.users.insertIfNameFree({
+      username: ADMIN,
+      isAdmin: true,
+      passwordHash,
+      fields: withFieldDefaults({}, this.project.userFields),
+    });
+    await this.users.setAdmin(ADMIN, true);
     if (this.secrets.generatedAdminPassword) {
       process.stderr.write(
         `Generated admin password (shown once, kept under DATA_DIR/secrets.json): ${this.secrets.generatedAdminPassword}\n`,
@@ -56,7 +47,7 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   findByUsername(username: string): Promise<User | null> {
-    return this.users.findOneBy({ username });
+    return this.users.findByUsername(username);
   }
 
   /** The user if the password is right; null otherwise (unknown users take as long as wrong passwords). */
@@ -67,7 +58,7 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   list(): Promise<User[]> {
-    return this.users.find({ order: { createdAt: 'ASC', username: 'ASC' } });
+    return this.users.listByCreation();
   }
 
   fieldsOf(user: User) {
@@ -78,19 +69,13 @@ export class UsersService implements OnApplicationBootstrap {
     requireAdmin(caller);
     const input = parseNewUser(body, this.project.userFields);
     const passwordHash = await hashPassword(input.password);
-    const result = await this.users
-      .createQueryBuilder()
-      .insert()
-      .values({
-        username: input.username,
-        isAdmin: input.isAdmin,
-        passwordHash,
-        fields: input.fields,
-      })
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    if ((result.raw as unknown[]).length === 0) {
+    const created = await this.users.insertIfNameFree({
+      username: input.username,
+      isAdmin: input.isAdmin,
+      passwordHash,
+      fields: input.fields,
+    });
+    if (!created) {
       throw new InvalidUserError(`User "${input.username}" already exists`);
     }
     await this.audit.recordBy(caller, 'user.create', input.username, {
@@ -108,10 +93,10 @@ export class UsersService implements OnApplicationBootstrap {
     if (username === ADMIN && change.isAdmin === false) {
       throw new InvalidUserOperationError('The user "admin" is always an administrator');
     }
-    await this.users.update(
-      { id: user.id },
-      { isAdmin: change.isAdmin ?? user.isAdmin, fields: { ...user.fields, ...change.fields } },
-    );
+    await this.users.updateProfile(user.id, change.isAdmin ?? user.isAdmin, {
+      ...user.fields,
+      ...change.fields,
+    });
     await this.audit.recordBy(caller, 'user.update', username, {
       is_admin: change.isAdmin,
       fields: change.fields,
@@ -126,8 +111,7 @@ export class UsersService implements OnApplicationBootstrap {
       throw new InvalidUserOperationError('The user "admin" cannot be deleted');
     if (username === caller.username)
       throw new InvalidUserOperationError('You cannot delete yourself');
-    const result = await this.users.delete({ username });
-    if (!result.affected) throw new UserNotFoundError(username);
+    if (!(await this.users.deleteByUsername(username))) throw new UserNotFoundError(username);
     await this.audit.recordBy(caller, 'user.delete', username);
     this.logger.emit('info', 'user deleted', { actor: caller.username, username });
   }
@@ -136,7 +120,7 @@ export class UsersService implements OnApplicationBootstrap {
     if (!(await verifyPassword(user.passwordHash, oldPassword))) {
       throw new DomainError('invalid_password', 'The old password is not correct');
     }
-    await this.users.update({ id: user.id }, { passwordHash: await hashPassword(newPassword) });
+    await this.users.setPasswordHash(user.id, await hashPassword(newPassword));
   }
 }
 

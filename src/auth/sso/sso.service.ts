@@ -1,7 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
 import type { Caller } from '@/core/caller';
 import { SsoIdentity, checkFieldMap, mapIdentity, splitGroups } from '@/auth/sso/identity';
 import { OidcVerifier } from '@/auth/sso/oidc-verifier';
@@ -12,14 +11,7 @@ import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 import { USERNAME } from '@/users/user-fields.rules';
-import type { UserFieldValue } from '@/core/project/user-fields';
-
-interface UserRow {
-  id: string;
-  password_hash: string | null;
-  is_admin: boolean;
-  fields: Record<string, UserFieldValue>;
-}
+import { UsersRepository } from '@/database/tables/users.repository';
 
 /**
  * Single sign-on: identity headers from trusted proxies, and identity-provider bearer tokens. Both become
@@ -30,7 +22,7 @@ export class SsoService implements OnModuleInit {
   private readonly oidc?: OidcVerifier;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
     private readonly logger: JsonLogger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(PROJECT) private readonly project: Project,
@@ -99,18 +91,15 @@ export class SsoService implements OnModuleInit {
   /** Creates or updates the user of an SSO identity; undefined when the name belongs to a password user. */
   private async provision(identity: SsoIdentity): Promise<Caller | undefined> {
     const mapped = mapIdentity(identity, this.config.sso, this.project.userFields);
-    // Concurrent first requests of one user: the insert is idempotent, the select reads the winner.
-    await this.dataSource.query(
-      `INSERT INTO users (username, is_admin, password_hash, fields) VALUES ($1, $2, NULL, $3)
-       ON CONFLICT (username) DO NOTHING`,
-      [identity.username, mapped.isAdmin, JSON.stringify(mapped.fields)],
-    );
-    const rows: UserRow[] = await this.dataSource.query(
-      `SELECT id, password_hash, is_admin, fields FROM users WHERE username = $1`,
-      [identity.username],
-    );
-    const row = rows[0];
-    if (!row || row.password_hash !== null) {
+    // Concurrent first requests of one user: the insert is idempotent, the read finds the winner.
+    await this.users.insertIfNameFree({
+      username: identity.username,
+      isAdmin: mapped.isAdmin,
+      passwordHash: null,
+      fields: mapped.fields,
+    });
+    const user = await this.users.findByUsername(identity.username);
+    if (!user || user.passwordHash !== null) {
       this.logger.emit('warn', 'SSO identity refused: the name belongs to a local user', {
         username: identity.username,
         source: identity.source,
@@ -118,18 +107,12 @@ export class SsoService implements OnModuleInit {
       return undefined;
     }
     const changed =
-      row.is_admin !== mapped.isAdmin ||
-      Object.entries(mapped.fields).some(([name, value]) => row.fields[name] !== value);
-    if (changed) {
-      await this.dataSource.query(`UPDATE users SET is_admin = $2, fields = $3 WHERE id = $1`, [
-        row.id,
-        mapped.isAdmin,
-        JSON.stringify(mapped.fields),
-      ]);
-    }
+      user.isAdmin !== mapped.isAdmin ||
+      Object.entries(mapped.fields).some(([name, value]) => user.fields[name] !== value);
+    if (changed) await this.users.updateProfile(user.id, mapped.isAdmin, mapped.fields);
     return {
       username: identity.username,
-      userId: row.id,
+      userId: user.id,
       isAdmin: mapped.isAdmin,
       fields: mapped.fields,
       tokenId: null,

@@ -7,7 +7,7 @@ import {
   ManyToOne,
   PrimaryColumn,
 } from 'typeorm';
-import { User } from '@/users/user.entity';
+import { User } from '@/database/tables/users.entity';
 
 /**
  * Every issued token, temporary ones included: a token is valid only while its row exists, so revocation

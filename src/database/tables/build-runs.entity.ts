@@ -1,0 +1,44 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+export type BuildStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** Per-model figures of one build. */
+export interface ModelBuildFigures {
+  model: string;
+  kind: string;
+  durationMs: number;
+  rows: number;
+}
+
+/** One build of the virtual data environment: its history lives in Postgres, not in Redis alone. */
+@Entity({ name: 'build_runs' })
+export class BuildRun {
+  @PrimaryGeneratedColumn('uuid')
+  id!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  status!: BuildStatus;
+
+  @Column({ name: 'requested_by', type: 'varchar', length: 255, nullable: true })
+  requestedBy!: string | null;
+
+  @Index('IDX_build_runs_queued_at')
+  @CreateDateColumn({ name: 'queued_at', type: 'timestamptz' })
+  queuedAt!: Date;
+
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
+  startedAt!: Date | null;
+
+  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  finishedAt!: Date | null;
+
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+
+  @Column({ type: 'jsonb' })
+  models!: ModelBuildFigures[];
+
+  /** The environment file the build produced, once it succeeded. */
+  @Column({ name: 'environment_file', type: 'varchar', length: 255, nullable: true })
+  environmentFile!: string | null;
+}

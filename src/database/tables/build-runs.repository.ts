@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In, LessThan, Not, Repository } from 'typeorm';
+import { BuildRun, ModelBuildFigures } from '@/database/tables/build-runs.entity';
+
+/** The `build_runs` table: the history of builds, and the state of the one in flight. */
+@Injectable()
+export class BuildRunsRepository {
+  private readonly runs: Repository<BuildRun>;
+
+  constructor(dataSource: DataSource) {
+    this.runs = dataSource.getRepository(BuildRun);
+  }
+
+  findById(id: string): Promise<BuildRun | null> {
+    return this.runs.findOneBy({ id });
+  }
+
+  /** The last `limit` runs, newest first. */
+  newest(limit: number): Promise<BuildRun[]> {
+    return this.runs.find({ order: { queuedAt: 'DESC' }, take: limit });
+  }
+
+  async insertQueued(id: string, requestedBy: string | null): Promise<void> {
+    await this.runs.insert({ id, status: 'queued', requestedBy, models: [] });
+  }
+
+  /** Removes a run the queue refused, so that it never shows in the history. */
+  async delete(id: string): Promise<void> {
+    await this.runs.delete({ id });
+  }
+
+  async markRunning(id: string): Promise<void> {
+    await this.runs.update({ id }, { status: 'running', startedAt: new Date() });
+  }
+
+  async markSucceeded(
+    id: string,
+    environmentFile: string | null,
+    models: ModelBuildFigures[],
+  ): Promise<void> {
+    await this.runs.update(
+      { id },
+      { status: 'succeeded', finishedAt: new Date(), environmentFile, models },
+    );
+  }
+
+  async markFailed(id: string, error: string): Promise<void> {
+    await this.runs.update({ id }, { status: 'failed', finishedAt: new Date(), error });
+  }
+
+  /** Fails every queued or running run but `id` with `error`; the number of runs it failed. */
+  async failUnfinishedExcept(id: string, error: string): Promise<number> {
+    const result = await this.runs.update(
+      { status: In(['queued', 'running']), id: Not(id) },
+      { status: 'failed', finishedAt: new Date(), error },
+    );
+    return result.affected ?? 0;
+  }
+
+  /**
+   * Fails with `error` every running run and every run queued before `queuedBefore`; the number of runs it
+   * failed.
+   */
+  async failStale(queuedBefore: Date, error: string): Promise<number> {
+    const running = await this.runs.update(
+      { status: 'running' },
+      { status: 'failed', finishedAt: new Date(), error },
+    );
+    const queued = await this.runs.update(
+      { status: 'queued', queuedAt: LessThan(queuedBefore) },
+      { status: 'failed', finishedAt: new Date(), error },
+    );
+    return (running.affected ?? 0) + (queued.affected ?? 0);
+  }
+}
