@@ -4,6 +4,7 @@ import { AdminModule } from '@/admin/admin.module';
 import { AuditModule } from '@/audit/audit.module';
 import { AuthModule } from '@/auth/auth.module';
 import { BuildsModule } from '@/builds/builds.module';
+import { CacheModule } from '@/cache/cache.module';
 import { CatalogModule } from '@/catalog/catalog.module';
 import { BodyTypeGuard } from '@/common/body-types';
 import { HttpErrorFilter } from '@/common/http-error.filter';
@@ -32,9 +33,10 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config, logger, secrets),
         DatabaseModule,
+        CacheModule,
         AuditModule,
         ProjectModule,
-        BuildsModule.register(config),
+        BuildsModule,
         EngineModule,
         AuthModule,
         UsersModule,
@@ -47,6 +49,7 @@ export class AppModule {
         DocsModule,
         MetricsModule,
         FastRouteModule,
+        ...BuildsModule.transport(config),
       ],
       providers: [
         { provide: APP_FILTER, useClass: HttpErrorFilter },

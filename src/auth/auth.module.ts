@@ -11,6 +11,7 @@ import { SsoService } from '@/auth/sso/sso.service';
 import { TokensService } from '@/auth/tokens.service';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { UsersModule } from '@/users/users.module';
+import { AuditModule } from '@/audit/audit.module';
 
 @Module({
   imports: [
@@ -23,6 +24,7 @@ import { UsersModule } from '@/users/users.module';
       }),
     }),
     UsersModule,
+    AuditModule,
   ],
   controllers: [AuthController, AuthLegacyController],
   providers: [
