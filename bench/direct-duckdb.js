@@ -7,7 +7,7 @@
 // Usage: node bench/direct-duckdb.js <environment file> <project dir> <seconds> <concurrency> <first>
 // (`first`: the number of the first selection, so that both sides run the same statements)
 const { DuckDBInstance } = require('@duckdb/node-api');
-const { loadProject } = require('../dist/project/project-loader');
+const { loadProject } = require('../dist/core/project/project-loader');
 const { compileDataset } = require('../dist/engine/compile');
 const { duckdbParameters } = require('../dist/engine/duckdb/duckdb-binds');
 const { READ_ONLY_OPTIONS } = require('../dist/engine/environment/environment');

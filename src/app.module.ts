@@ -4,6 +4,7 @@ import { AdminModule } from '@/admin/admin.module';
 import { AuditModule } from '@/audit/audit.module';
 import { AuthModule } from '@/auth/auth.module';
 import { BuildsModule } from '@/builds/builds.module';
+import { CacheModule } from '@/cache/cache.module';
 import { CatalogModule } from '@/catalog/catalog.module';
 import { BodyTypeGuard } from '@/common/body-types';
 import { HttpErrorFilter } from '@/common/http-error.filter';
@@ -15,6 +16,7 @@ import { DashboardsModule } from '@/dashboards/dashboards.module';
 import { DatabaseModule } from '@/database/database.module';
 import { DatasetsModule } from '@/datasets/datasets.module';
 import { DocsModule } from '@/docs/docs.module';
+import { FastRouteModule } from '@/common/fast-route/fast-route.module';
 import { EngineModule } from '@/engine/engine.module';
 import { HealthModule } from '@/health/health.module';
 import { MetricsModule } from '@/metrics/metrics.module';
@@ -31,9 +33,10 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config, logger, secrets),
         DatabaseModule,
+        CacheModule,
         AuditModule,
         ProjectModule,
-        BuildsModule.register(config),
+        BuildsModule,
         EngineModule,
         AuthModule,
         UsersModule,
@@ -45,6 +48,8 @@ export class AppModule {
         HealthModule,
         DocsModule,
         MetricsModule,
+        FastRouteModule,
+        ...BuildsModule.transport(config),
       ],
       providers: [
         { provide: APP_FILTER, useClass: HttpErrorFilter },

@@ -5,6 +5,7 @@ import { REDIS_URL, uniqueName } from './support/services';
 const SCENARIO = `
 const { Queue, Worker } = require('bullmq');
 const { BullBuildQueue } = require('./dist/builds/bullmq-build-queue.js');
+const { BuildsProcessor } = require('./dist/builds/builds.processor.js');
 const { redisConnection } = require('./dist/common/redis.js');
 const connection = redisConnection(process.env.REDIS_URL);
 const prefix = process.env.REDIS_PREFIX;
@@ -13,13 +14,16 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const events = [];
   const processes = [0, 1].map((n) => {
     const queue = new BullBuildQueue(new Queue('builds', { connection, prefix }));
-    queue.setHandler(async (job) => {
-      events.push({ process: n, job: job.buildId, at: 'start', t: Date.now() });
-      await sleep(300);
-      events.push({ process: n, job: job.buildId, at: 'end', t: Date.now() });
-      if (job.buildId === 'fails') throw new Error('model broken: syntax error');
+    // The processor as the service has it, with a runner that records what it runs.
+    const processor = new BuildsProcessor({
+      run: async (job) => {
+        events.push({ process: n, job: job.buildId, at: 'start', t: Date.now() });
+        await sleep(300);
+        events.push({ process: n, job: job.buildId, at: 'end', t: Date.now() });
+        if (job.buildId === 'fails') throw new Error('model broken: syntax error');
+      },
     });
-    const worker = new Worker('builds', (job) => queue.run(job), { connection, prefix, concurrency: 1 });
+    const worker = new Worker('builds', (job) => processor.process(job), { connection, prefix, concurrency: 1 });
     return { queue, worker };
   });
   for (const p of processes) await p.queue.onModuleInit();

@@ -1,6 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AdminController } from '@/admin/admin.controller';
 import { QueryModelsService } from '@/admin/query-models.service';
+import { AuditModule } from '@/audit/audit.module';
+import { BuildsModule } from '@/builds/builds.module';
+import { ParametersModule } from '@/parameters/parameters.module';
 
-@Module({ controllers: [AdminController], providers: [QueryModelsService] })
+@Module({
+  imports: [AuditModule, BuildsModule, ParametersModule],
+  controllers: [AdminController],
+  providers: [QueryModelsService],
+})
 export class AdminModule {}

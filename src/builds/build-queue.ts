@@ -1,9 +1,9 @@
+import type { BuildRunner } from '@/builds/build-runner.service';
+
 /** What a queued build carries: the id of its row in the build history. */
 export interface BuildJob {
   buildId: string;
 }
-
-export type BuildHandler = (job: BuildJob) => Promise<void>;
 
 export type Submission = { accepted: false } | { accepted: true; done: Promise<void> };
 
@@ -11,22 +11,10 @@ export const BUILDS_QUEUE = 'builds';
 
 /**
  * The builds queue: at most one build queued or running at a time, across every server process that shares
- * the queue. BullMQ on Redis when configured, otherwise in this process.
+ * the queue. BullMQ on Redis when configured (its worker is `BuildsProcessor`), otherwise in this process.
  */
 export abstract class BuildQueue {
   abstract readonly kind: 'bullmq' | 'in-process';
-  private handler?: BuildHandler;
-
-  /** The build service registers the function that runs a build. */
-  setHandler(handler: BuildHandler): void {
-    this.handler = handler;
-  }
-
-  /** Runs a job on this process; called by the worker. */
-  protected handle(job: BuildJob): Promise<void> {
-    if (!this.handler) throw new Error('No build handler registered');
-    return this.handler(job);
-  }
 
   /**
    * Queues a build unless one is already queued or running. When accepted, `done` settles when the build
@@ -41,20 +29,27 @@ export abstract class BuildQueue {
   abstract ping(): Promise<void>;
 }
 
-/** The queue of a single process, for a machine without Redis. Same rule: one build at a time. */
+/**
+ * The queue of a single process, for a machine without Redis. Same rule: one build at a time. It runs the
+ * job itself, with the build runner.
+ */
 export class InProcessBuildQueue extends BuildQueue {
   readonly kind = 'in-process' as const;
   private running?: Promise<void>;
 
+  constructor(private readonly runner: Pick<BuildRunner, 'run'>) {
+    super();
+  }
+
   submit(job: BuildJob): Promise<Submission> {
     if (this.running) return Promise.resolve({ accepted: false });
     const done = Promise.resolve()
-      .then(() => this.handle(job))
+      .then(() => this.runner.run(job))
       .finally(() => {
         this.running = undefined;
       });
     this.running = done;
-    // The caller may not wait; a failure is recorded by the handler, so it must not go unhandled here.
+    // The caller may not wait; a failure is recorded by the runner, so it must not go unhandled here.
     done.catch(() => undefined);
     return Promise.resolve({ accepted: true, done });
   }
@@ -65,10 +60,5 @@ export class InProcessBuildQueue extends BuildQueue {
 
   ping(): Promise<void> {
     return Promise.resolve();
-  }
-
-  /** Waits for the running build, if any, on shutdown. */
-  async drain(): Promise<void> {
-    await this.running?.catch(() => undefined);
   }
 }

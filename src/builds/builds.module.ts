@@ -1,41 +1,52 @@
-import { BullModule } from '@nestjs/bullmq';
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
-import { AppConfig } from '@/config/config';
-import { BUILDS_QUEUE, BuildQueue, InProcessBuildQueue } from '@/builds/build-queue';
+import type { Queue } from 'bullmq';
+import { AuditModule } from '@/audit/audit.module';
+import { BUILDS_QUEUE, BuildJob, BuildQueue, InProcessBuildQueue } from '@/builds/build-queue';
+import { BuildRunner } from '@/builds/build-runner.service';
 import { BullBuildQueue } from '@/builds/bullmq-build-queue';
 import { BuildsProcessor } from '@/builds/builds.processor';
 import { BuildsService } from '@/builds/builds.service';
 import { redisConnection } from '@/common/redis';
+import type { AppConfig } from '@/config/config';
+import { MetricsModule } from '@/metrics/metrics.module';
+import { ParametersModule } from '@/parameters/parameters.module';
 
-@Module({})
+/**
+ * Builds: the queue (BullMQ on Redis when REDIS_URL is set, otherwise in this process, behind the same
+ * interface), what runs a build ({@link BuildRunner}) and the history. With Redis, the BullMQ worker
+ * {@link BuildsProcessor} calls the runner; without it, the in-process queue does.
+ */
+@Module({
+  imports: [AuditModule, MetricsModule, ParametersModule],
+  providers: [
+    BuildRunner,
+    BuildsService,
+    BuildsProcessor,
+    {
+      provide: BuildQueue,
+      // The BullMQ queue exists when the transport was imported, that is with Redis.
+      inject: [BuildRunner, { token: getQueueToken(BUILDS_QUEUE), optional: true }],
+      useFactory: (runner: BuildRunner, queue?: Queue<BuildJob>): BuildQueue =>
+        queue ? new BullBuildQueue(queue) : new InProcessBuildQueue(runner),
+    },
+  ],
+  exports: [BuildQueue, BuildsService],
+})
 export class BuildsModule {
-  /** BullMQ on Redis when REDIS_URL is set; otherwise the in-process queue behind the same interface. */
-  static register(config: AppConfig): DynamicModule {
-    if (config.redisUrl) {
-      return {
-        module: BuildsModule,
-        global: true,
-        imports: [
-          BullModule.forRoot({
-            connection: redisConnection(config.redisUrl),
-            prefix: config.redisPrefix,
-          }),
-          BullModule.registerQueue({ name: BUILDS_QUEUE }),
-        ],
-        providers: [
-          BullBuildQueue,
-          BuildsProcessor,
-          { provide: BuildQueue, useExisting: BullBuildQueue },
-          BuildsService,
-        ],
-        exports: [BuildQueue, BuildsService],
-      };
-    }
-    return {
-      module: BuildsModule,
-      global: true,
-      providers: [{ provide: BuildQueue, useClass: InProcessBuildQueue }, BuildsService],
-      exports: [BuildQueue, BuildsService],
-    };
+  /**
+   * What the root module imports for builds besides this module: with Redis, BullMQ's connection and the
+   * builds queue, which also starts the workers ({@link BuildsProcessor}); without it, nothing. BullMQ makes
+   * its connection global; the queue is made so too, as the one transport of builds, like the database.
+   */
+  static transport(config: AppConfig): DynamicModule[] {
+    if (!config.redisUrl) return [];
+    return [
+      BullModule.forRoot({
+        connection: redisConnection(config.redisUrl),
+        prefix: config.redisPrefix,
+      }),
+      { ...BullModule.registerQueue({ name: BUILDS_QUEUE }), global: true },
+    ];
   }
 }

@@ -1,9 +1,12 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { BUILDS_QUEUE, BuildJob } from '@/builds/build-queue';
-import { BullBuildQueue } from '@/builds/bullmq-build-queue';
+import { BuildRunner } from '@/builds/build-runner.service';
 
-/** The BullMQ worker of this process: one build at a time. */
+/**
+ * The BullMQ worker of this process: one build at a time. BullMQ starts it only when `BullModule.forRoot`
+ * is imported (with Redis, see AppModule); without Redis the in-process queue runs builds instead.
+ */
 // A build whose process died is not retried behind the history's back: it fails, and is recorded so.
 // A short lock (renewed every 5 s by a live worker) lets a crashed build be noticed within seconds, so the
 // deduplication key is released and a new build can run soon after a restart.
@@ -14,11 +17,11 @@ import { BullBuildQueue } from '@/builds/bullmq-build-queue';
   stalledInterval: 5_000,
 })
 export class BuildsProcessor extends WorkerHost {
-  constructor(private readonly queue: BullBuildQueue) {
+  constructor(private readonly runner: BuildRunner) {
     super();
   }
 
   process(job: Job<BuildJob>): Promise<void> {
-    return this.queue.run(job);
+    return this.runner.run(job.data);
   }
 }

@@ -1,18 +1,18 @@
-import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { Job, Queue, QueueEvents } from 'bullmq';
+import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Queue, QueueEvents } from 'bullmq';
 import { BUILDS_QUEUE, BuildJob, BuildQueue, Submission } from '@/builds/build-queue';
 
 // One deduplication key for every build: while a build job is queued or running, adding another returns
 // the existing job instead, atomically in Redis, whichever process asks.
 const DEDUPLICATION_ID = 'build';
 
-@Injectable()
+/** The builds queue on Redis; the jobs are run by the BullMQ worker, `BuildsProcessor`, of any process. */
 export class BullBuildQueue extends BuildQueue implements OnModuleInit, OnApplicationShutdown {
   readonly kind = 'bullmq' as const;
   private events?: QueueEvents;
 
-  constructor(@InjectQueue(BUILDS_QUEUE) private readonly queue: Queue<BuildJob>) {
+  /** The queue that {@link BuildsModule.transport} registers (BullMQ closes it on shutdown). */
+  constructor(private readonly queue: Queue<BuildJob>) {
     super();
   }
 
@@ -27,11 +27,6 @@ export class BullBuildQueue extends BuildQueue implements OnModuleInit, OnApplic
 
   async onApplicationShutdown(): Promise<void> {
     await this.events?.close();
-  }
-
-  /** Called by the worker of this process. */
-  run(job: Job<BuildJob>): Promise<void> {
-    return this.handle(job.data);
   }
 
   async submit(job: BuildJob): Promise<Submission> {

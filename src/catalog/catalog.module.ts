@@ -3,8 +3,10 @@ import { CatalogController } from '@/catalog/catalog.controller';
 import { CatalogLegacyController } from '@/catalog/catalog.legacy.controller';
 import { CatalogService } from '@/catalog/catalog.service';
 import { ProjectInfoController } from '@/catalog/project-info.controller';
+import { ParametersModule } from '@/parameters/parameters.module';
 
 @Module({
+  imports: [ParametersModule],
   controllers: [ProjectInfoController, CatalogController, CatalogLegacyController],
   providers: [CatalogService],
 })

@@ -24,7 +24,7 @@ export class HttpErrorFilter implements ExceptionFilter {
 
 /**
  * Answers an error in the shape of the request's layout. Works on Node's own request and response, so the
- * dataset results fast path in front of Express answers errors exactly as routes do.
+ * error handler of Express' body parsers (app.ts) answers exactly as routes do.
  */
 export function sendError(
   logger: JsonLogger,

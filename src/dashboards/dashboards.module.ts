@@ -7,11 +7,14 @@ import { DashboardsService } from '@/dashboards/dashboards.service';
 import { BrowserPool } from '@/dashboards/render/browser-pool';
 import { createBrowserPool } from '@/dashboards/render/render-pool.provider';
 import { DashboardPages } from '@/dashboards/template/dashboard-pages';
+import { MetricsModule } from '@/metrics/metrics.module';
 import { MetricsService } from '@/metrics/metrics.service';
+import { ParametersModule } from '@/parameters/parameters.module';
 import type { Project } from '@/core/project/project';
 import { PROJECT } from '@/project/project.tokens';
 
 @Module({
+  imports: [MetricsModule, ParametersModule],
   controllers: [DashboardsController, DashboardsLegacyController],
   providers: [
     DashboardsService,

@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
+import { BuildsModule } from '@/builds/builds.module';
 import { HealthController } from '@/health/health.controller';
 import { HealthService } from '@/health/health.service';
 
-@Module({ controllers: [HealthController], providers: [HealthService] })
+@Module({
+  imports: [BuildsModule],
+  controllers: [HealthController],
+  providers: [HealthService],
+})
 export class HealthModule {}

@@ -1,8 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { MetricsController } from '@/metrics/metrics.controller';
 import { MetricsService } from '@/metrics/metrics.service';
 
-@Global()
 @Module({
   controllers: [MetricsController],
   providers: [MetricsService],

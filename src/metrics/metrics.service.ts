@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { isSignedIn, type Caller } from '@/core/caller';
-import { BuildQueue } from '@/builds/build-queue';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 
@@ -22,7 +21,6 @@ export class MetricsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     dataSource: DataSource,
-    queue: BuildQueue,
   ) {
     collectDefaultMetrics({ register: this.registry, prefix: 'drey_' });
     this.httpRequests = new Counter({
@@ -49,14 +47,6 @@ export class MetricsService {
         this.set({ state: 'total' }, pool.totalCount);
         this.set({ state: 'idle' }, pool.idleCount);
         this.set({ state: 'waiting' }, pool.waitingCount);
-      },
-    });
-    new Gauge({
-      name: 'drey_build_queue_busy',
-      help: '1 while a build is queued or running, on any process sharing the queue',
-      registers: [this.registry],
-      async collect() {
-        this.set((await queue.busy().catch(() => false)) ? 1 : 0);
       },
     });
   }

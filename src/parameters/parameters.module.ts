@@ -1,10 +1,9 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ParameterWidgetsService } from '@/parameters/parameter-widgets.service';
 import { ParametersLegacyController } from '@/parameters/parameters.legacy.controller';
 import { ParametersController } from '@/parameters/parameters.controller';
 import { ParametersService } from '@/parameters/parameters.service';
 
-@Global()
 @Module({
   controllers: [ParametersController, ParametersLegacyController],
   providers: [ParametersService, ParameterWidgetsService],
