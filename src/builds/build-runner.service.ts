@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Histogram } from 'prom-client';
-import { DataSource, In, Not, Repository } from 'typeorm';
 import type { BuildJob } from '@/builds/build-queue';
-import { BuildRun } from '@/builds/build-run.entity';
 import { JsonLogger } from '@/common/json-logger';
+import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import { Engine } from '@/engine/engine';
 import { MetricsService } from '@/metrics/metrics.service';
 import { ParametersService } from '@/parameters/parameters.service';
 
-const INTERRUPTED = 'Interrupted: the server process stopped during the build';
+/** The error a run cut off by a crash is recorded with. */
+export const INTERRUPTED = 'Interrupted: the server process stopped during the build';
 
 /**
  * What runs a build: the BullMQ worker (`BuildsProcessor`) or the in-process queue calls {@link run} on
@@ -16,17 +16,15 @@ const INTERRUPTED = 'Interrupted: the server process stopped during the build';
  */
 @Injectable()
 export class BuildRunner {
-  private readonly runs: Repository<BuildRun>;
   private readonly durations: Histogram<'status'>;
 
   constructor(
-    dataSource: DataSource,
+    private readonly runs: BuildRunsRepository,
     private readonly engine: Engine,
     private readonly parameters: ParametersService,
     private readonly logger: JsonLogger,
     metrics: MetricsService,
   ) {
-    this.runs = dataSource.getRepository(BuildRun);
     this.durations = new Histogram({
       name: 'drey_build_duration_seconds',
       help: 'Builds of the virtual data environment run by this process, by outcome',
@@ -40,8 +38,8 @@ export class BuildRunner {
   async run(job: BuildJob): Promise<void> {
     const { buildId } = job;
     // Builds run one at a time everywhere: any other unfinished build was cut off by a crash.
-    await this.runs.update({ status: In(['queued', 'running']), id: Not(buildId) }, interrupted());
-    await this.runs.update({ id: buildId }, { status: 'running', startedAt: new Date() });
+    await this.runs.failUnfinishedExcept(buildId, INTERRUPTED);
+    await this.runs.markRunning(buildId);
     const started = Date.now();
     this.logger.emit('info', 'build started', { buildId });
     try {
@@ -50,38 +48,26 @@ export class BuildRunner {
           this.logger.emit('info', 'build progress', { buildId, ...progress }),
         beforeSwitch: (built) => this.parameters.prepareFor(buildId, built),
       });
-      await this.runs.update(
-        { id: buildId },
-        {
-          status: 'succeeded',
-          finishedAt: new Date(),
-          environmentFile: result.file.split('/').pop() ?? null,
-          models: result.models.map((model) => ({
-            model: model.model,
-            kind: model.kind,
-            rows: model.rows,
-            durationMs: Math.round(model.durationMs),
-          })),
-        },
+      await this.runs.markSucceeded(
+        buildId,
+        result.file.split('/').pop() ?? null,
+        result.models.map((model) => ({
+          model: model.model,
+          kind: model.kind,
+          rows: model.rows,
+          durationMs: Math.round(model.durationMs),
+        })),
       );
       this.durations.observe({ status: 'succeeded' }, (Date.now() - started) / 1000);
       this.logger.emit('info', 'build succeeded', { buildId, durationMs: Date.now() - started });
     } catch (error) {
       const message = errorMessage(error);
-      await this.runs.update(
-        { id: buildId },
-        { status: 'failed', finishedAt: new Date(), error: message },
-      );
+      await this.runs.markFailed(buildId, message);
       this.durations.observe({ status: 'failed' }, (Date.now() - started) / 1000);
       this.logger.emit('error', 'build failed', { buildId, error: message });
       throw error instanceof Error ? error : new Error(message);
     }
   }
-}
-
-/** What a run cut off by a crash is recorded with. */
-export function interrupted(): Partial<BuildRun> {
-  return { status: 'failed', finishedAt: new Date(), error: INTERRUPTED };
 }
 
 export function errorMessage(error: unknown): string {

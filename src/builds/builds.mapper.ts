@@ -1,4 +1,4 @@
-import type { BuildRun } from '@/builds/build-run.entity';
+import type { BuildRun } from '@/database/tables/build-runs.entity';
 import { formatTimestamp } from '@/common/timestamps';
 
 export function toBuildJson(run: BuildRun): Record<string, unknown> {

@@ -1,14 +1,14 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Gauge } from 'prom-client';
-import { DataSource, LessThan, Repository } from 'typeorm';
 import { AuditService } from '@/audit/audit.service';
 import type { Caller } from '@/core/caller';
 import { BuildQueue } from '@/builds/build-queue';
-import { errorMessage, interrupted } from '@/builds/build-runner.service';
-import { BuildRun } from '@/builds/build-run.entity';
+import { errorMessage, INTERRUPTED } from '@/builds/build-runner.service';
 import { DomainError, NotReadyError } from '@/core/errors';
 import { JsonLogger } from '@/common/json-logger';
+import type { BuildRun } from '@/database/tables/build-runs.entity';
+import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import { Engine } from '@/engine/engine';
 import { MetricsService } from '@/metrics/metrics.service';
 
@@ -22,17 +22,14 @@ const STALE_QUEUED_MS = 60_000;
  */
 @Injectable()
 export class BuildsService implements OnApplicationBootstrap {
-  private readonly runs: Repository<BuildRun>;
-
   constructor(
-    dataSource: DataSource,
+    private readonly runs: BuildRunsRepository,
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
     private readonly audit: AuditService,
     private readonly logger: JsonLogger,
     metrics: MetricsService,
   ) {
-    this.runs = dataSource.getRepository(BuildRun);
     new Gauge({
       name: 'drey_build_queue_busy',
       help: '1 while a build is queued or running, on any process sharing the queue',
@@ -73,10 +70,10 @@ export class BuildsService implements OnApplicationBootstrap {
     try {
       await submission.done;
     } catch {
-      const run = await this.runs.findOneBy({ id: submission.buildId });
+      const run = await this.runs.findById(submission.buildId);
       throw new DomainError('build_failed', run?.error ?? 'The build failed');
     } finally {
-      const run = await this.runs.findOneBy({ id: submission.buildId }).catch(() => null);
+      const run = await this.runs.findById(submission.buildId).catch(() => null);
       await this.audit.recordBy(caller, 'build', submission.buildId, {
         status: run?.status ?? 'unknown',
         error: run?.error ?? null,
@@ -87,14 +84,14 @@ export class BuildsService implements OnApplicationBootstrap {
   /** Build history, newest first. */
   async history(limit = 50): Promise<BuildRun[]> {
     await this.markInterrupted();
-    return this.runs.find({ order: { queuedAt: 'DESC' }, take: limit });
+    return this.runs.newest(limit);
   }
 
   private async submit(
     requestedBy: string | null,
   ): Promise<{ buildId: string; done: Promise<void> } | undefined> {
     const buildId = randomUUID();
-    await this.runs.insert({ id: buildId, status: 'queued', requestedBy, models: [] });
+    await this.runs.insertQueued(buildId, requestedBy);
     let timer: NodeJS.Timeout | undefined;
     // On a timeout the run stays queued: if the store comes back and takes the job after all, it runs.
     try {
@@ -114,7 +111,7 @@ export class BuildsService implements OnApplicationBootstrap {
         }),
       ]);
       if (!submission.accepted) {
-        await this.runs.delete({ id: buildId });
+        await this.runs.delete(buildId);
         return undefined;
       }
       this.logger.emit('info', 'build queued', { buildId, requestedBy });
@@ -131,12 +128,7 @@ export class BuildsService implements OnApplicationBootstrap {
   private async markInterrupted(): Promise<void> {
     if (await this.queue.busy().catch(() => true)) return;
     // A run inserted a moment ago may not have reached the queue yet: only old queued runs are stale.
-    const running = await this.runs.update({ status: 'running' }, interrupted());
-    const queued = await this.runs.update(
-      { status: 'queued', queuedAt: LessThan(new Date(Date.now() - STALE_QUEUED_MS)) },
-      interrupted(),
-    );
-    const affected = (running.affected ?? 0) + (queued.affected ?? 0);
+    const affected = await this.runs.failStale(new Date(Date.now() - STALE_QUEUED_MS), INTERRUPTED);
     if (affected > 0) {
       const removed = this.engine.environments.sweep();
       this.logger.emit('warn', 'interrupted builds marked failed', { builds: affected, removed });
