@@ -1,0 +1,132 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+
+/**
+ * The folders of src/ as rooms and their imports as arrows: what docs/architecture.md draws. Rooms sit on
+ * floors, lowest first: the framework-free core, infrastructure, the features each above those it uses, and
+ * the entry points that assemble them. An arrow may point down or sideways; no arrows may form a cycle, and
+ * the few that point up are named here with their reason. (The core's own rule, that it imports nothing
+ * outside it, is an eslint rule: `eslint.config.mjs`.)
+ */
+const FLOORS: string[][] = [
+  // The framework-free domain.
+  ['core'],
+  // Infrastructure: HTTP plumbing, configuration, then what the features stand on.
+  ['common'],
+  ['config'],
+  ['project', 'database', 'cache'],
+  ['engine'],
+  // Features, each on the ones it uses.
+  ['metrics', 'audit'],
+  ['users'],
+  ['auth'],
+  ['parameters'],
+  ['datasets'],
+  ['catalog', 'dashboards', 'builds'],
+  ['admin', 'health', 'docs'],
+  // Entry points that assemble the rest: the application (src/*.ts) and the command line.
+  ['.', 'cli'],
+];
+
+/** Arrows that point up a floor, each with its reason. At most two. */
+const UPWARD: Record<string, string> = {};
+
+const SRC = resolve(__dirname);
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === '__fixtures__' ? [] : sources(path);
+    return /\.ts$/.test(entry.name) && !/\.spec\.ts$/.test(entry.name) ? [path] : [];
+  });
+}
+
+function roomOf(file: string): string {
+  const parts = relative(SRC, file).split(sep);
+  return parts.length > 1 ? parts[0] : '.';
+}
+
+/** Room → rooms it imports (type-only imports count: they are dependencies a reader follows too). */
+function arrows(): Map<string, Map<string, string[]>> {
+  const graph = new Map<string, Map<string, string[]>>();
+  for (const file of sources(SRC)) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    for (const { fileName } of importedFiles) {
+      let target: string;
+      if (fileName.startsWith('@/')) target = join(SRC, fileName.slice(2));
+      else if (fileName.startsWith('.')) target = resolve(dirname(file), fileName);
+      else continue;
+      const from = roomOf(file);
+      const to = roomOf(`${target}.ts`);
+      if (from === to) continue;
+      const edges = graph.get(from) ?? new Map<string, string[]>();
+      graph.set(from, edges);
+      edges.set(to, [...(edges.get(to) ?? []), relative(SRC, file)]);
+    }
+  }
+  return graph;
+}
+
+function floorOf(room: string): number {
+  const index = FLOORS.findIndex((rooms) => rooms.includes(room));
+  if (index < 0) throw new Error(`src/${room} sits on no floor: add it to FLOORS`);
+  return index;
+}
+
+/** Strongly connected groups of more than one room (Tarjan). */
+function cycles(graph: Map<string, Map<string, string[]>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (room: string): void => {
+    index.set(room, next);
+    low.set(room, next++);
+    stack.push(room);
+    for (const to of graph.get(room)?.keys() ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(room, Math.min(low.get(room)!, low.get(to)!));
+      } else if (stack.includes(to)) {
+        low.set(room, Math.min(low.get(room)!, index.get(to)!));
+      }
+    }
+    if (low.get(room) === index.get(room)) {
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        group.push(member);
+      } while (member !== room);
+      if (group.length > 1) found.push(group.sort());
+    }
+  };
+  for (const room of graph.keys()) if (!index.has(room)) visit(room);
+  return found;
+}
+
+describe('the folders of src/', () => {
+  const graph = arrows();
+
+  it('each sit on a floor', () => {
+    const rooms = new Set([...graph.keys(), ...[...graph.values()].flatMap((e) => [...e.keys()])]);
+    for (const room of rooms) expect(() => floorOf(room)).not.toThrow();
+  });
+
+  it('import each other in no cycle', () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('point up a floor only where UPWARD says why, twice at most', () => {
+    const upward: Record<string, string[]> = {};
+    for (const [from, edges] of graph) {
+      for (const [to, files] of edges) {
+        if (floorOf(to) > floorOf(from)) upward[`${from} -> ${to}`] = files;
+      }
+    }
+    expect(Object.keys(upward).sort()).toEqual(Object.keys(UPWARD).sort());
+    expect(Object.keys(UPWARD).length).toBeLessThanOrEqual(2);
+  });
+});
