@@ -16,7 +16,6 @@ import { DashboardsModule } from '@/dashboards/dashboards.module';
 import { DatabaseModule } from '@/database/database.module';
 import { DatasetsModule } from '@/datasets/datasets.module';
 import { DocsModule } from '@/docs/docs.module';
-import { FastRouteModule } from '@/common/fast-route/fast-route.module';
 import { EngineModule } from '@/engine/engine.module';
 import { HealthModule } from '@/health/health.module';
 import { MetricsModule } from '@/metrics/metrics.module';
@@ -48,7 +47,6 @@ export class AppModule {
         HealthModule,
         DocsModule,
         MetricsModule,
-        FastRouteModule,
         ...BuildsModule.transport(config),
       ],
       providers: [

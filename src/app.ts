@@ -21,7 +21,7 @@ import { ADMIN_SCHEMAS } from '@/admin/admin.openapi';
 import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
 import { ERROR_SCHEMAS } from '@/common/api-schemas';
 import { PARAMETER_SCHEMAS } from '@/parameters/parameters.openapi';
-import { FastRoutes, onlyWithBody } from '@/common/fast-route/fast-routes';
+import { ResultsFrontDoor } from '@/datasets/results-front-door';
 
 const BODY_LIMIT = '1mb';
 
@@ -62,8 +62,8 @@ export async function configureApp(
 
   const metrics = app.get(MetricsService);
   app.use(requestLogging(logger, (...args) => metrics.observeRequest(...args)));
-  app.use(onlyWithBody(express.json({ limit: BODY_LIMIT, verify: refuseDeepJson })));
-  app.use(onlyWithBody(express.urlencoded({ extended: false, limit: BODY_LIMIT })));
+  app.use(express.json({ limit: BODY_LIMIT, verify: refuseDeepJson }));
+  app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
   // A body that does not parse is the client's error, answered in the layout's shape.
   app.use((error: unknown, request: Request, response: Response, next: NextFunction) => {
     if (!error) return next();
@@ -80,8 +80,8 @@ export async function configureApp(
 
   setUpDocs(app, app.get<Project>(PROJECT));
   await app.init();
-  // Routes marked @FastRoute() are found without Express' router walk (see FastRoutes).
-  app.get(FastRoutes).attach(app);
+  // GETs of dataset results as JSON are served in front of Express (see ResultsFrontDoor).
+  app.get(ResultsFrontDoor).attach(app.getHttpServer());
   return app;
 }
 

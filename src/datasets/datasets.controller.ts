@@ -2,7 +2,6 @@ import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/co
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
-import { FastRoute } from '@/common/fast-route/fast-route.decorator';
 import type { Caller } from '@/core/caller';
 import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
@@ -40,7 +39,6 @@ export class DatasetsController {
 
   /** A dataset's rows for the given selections; x_orientation, x_select, x_limit, x_offset shape them. */
   @Get('datasets/:dataset/results')
-  @FastRoute()
   @ApiDatasetResult('current', true)
   async results(
     @CurrentCaller() caller: Caller,

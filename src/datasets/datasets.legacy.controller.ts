@@ -2,7 +2,6 @@ import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/co
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
-import { FastRoute } from '@/common/fast-route/fast-route.decorator';
 import type { Caller } from '@/core/caller';
 import { ApiDatasetResult, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
@@ -28,7 +27,6 @@ export class DatasetsLegacyController {
 
   /** Every row of a dataset as records, with the schema's `dimensions`. */
   @Get('dataset/:name')
-  @FastRoute()
   @ApiDatasetResult('legacy', true)
   async results(
     @CurrentCaller() caller: Caller,
