@@ -16,6 +16,7 @@ import { DashboardsModule } from '@/dashboards/dashboards.module';
 import { DatabaseModule } from '@/database/database.module';
 import { DatasetsModule } from '@/datasets/datasets.module';
 import { DocsModule } from '@/docs/docs.module';
+import { FastRouteModule } from '@/common/fast-route/fast-route.module';
 import { EngineModule } from '@/engine/engine.module';
 import { HealthModule } from '@/health/health.module';
 import { MetricsModule } from '@/metrics/metrics.module';
@@ -47,6 +48,7 @@ export class AppModule {
         HealthModule,
         DocsModule,
         MetricsModule,
+        FastRouteModule,
         ...BuildsModule.transport(config),
       ],
       providers: [

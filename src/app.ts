@@ -6,7 +6,7 @@ import { AppModule } from '@/app.module';
 import { sendError } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
 import { refuseDeepJson } from '@/common/json-depth';
-import { requestLogging } from '@/common/request-context';
+import { RequestObserver, requestLogging } from '@/common/request-context';
 import { validationPipe } from '@/common/validation';
 import { MetricsService } from '@/metrics/metrics.service';
 import { AppConfig } from '@/config/config';
@@ -21,7 +21,7 @@ import { ADMIN_SCHEMAS } from '@/admin/admin.openapi';
 import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
 import { ERROR_SCHEMAS } from '@/common/api-schemas';
 import { PARAMETER_SCHEMAS } from '@/parameters/parameters.openapi';
-import { ResultsFrontDoor } from '@/datasets/results-front-door';
+import { FastRoutes } from '@/common/fast-route/fast-routes';
 
 const BODY_LIMIT = '1mb';
 
@@ -61,7 +61,8 @@ export async function configureApp(
   http.set('query parser', 'simple');
 
   const metrics = app.get(MetricsService);
-  app.use(requestLogging(logger, (...args) => metrics.observeRequest(...args)));
+  const observe: RequestObserver = (...args) => metrics.observeRequest(...args);
+  app.use(requestLogging(logger, observe));
   app.use(express.json({ limit: BODY_LIMIT, verify: refuseDeepJson }));
   app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
   // A body that does not parse is the client's error, answered in the layout's shape.
@@ -80,8 +81,8 @@ export async function configureApp(
 
   setUpDocs(app, app.get<Project>(PROJECT));
   await app.init();
-  // GETs of dataset results as JSON are served in front of Express (see ResultsFrontDoor).
-  app.get(ResultsFrontDoor).attach(app.getHttpServer());
+  // Routes marked @FastRoute() are served in front of Express' router and middleware (see FastRoutes).
+  app.get(FastRoutes).attach(app, observe, config.corsOrigins.length > 0);
   return app;
 }
 

@@ -14,11 +14,16 @@ import { requestIdOf } from '@/common/request-context';
 export class HttpErrorFilter implements ExceptionFilter {
   constructor(@Inject(JsonLogger) private readonly logger: JsonLogger) {}
 
-  catch(error: unknown, host: ArgumentsHost): void {
+  /**
+   * Returns null, not undefined: Nest's context machinery outside its router (which the fast routes use)
+   * reads undefined as "no filter handled it", then logs the error and throws it again.
+   */
+  catch(error: unknown, host: ArgumentsHost): null {
     const http = host.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
     sendError(this.logger, error, request, response);
+    return null;
   }
 }
 

@@ -6,6 +6,7 @@ import type { Caller } from '@/core/caller';
 import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
+import { FastRoute } from '@/common/fast-route/fast-route.decorator';
 import { Selections } from '@/common/selections.decorator';
 import { resultWants } from '@/datasets/datasets.mapper';
 import { DatasetsService } from '@/datasets/datasets.service';
@@ -39,6 +40,7 @@ export class DatasetsController {
 
   /** A dataset's rows for the given selections; x_orientation, x_select, x_limit, x_offset shape them. */
   @Get('datasets/:dataset/results')
+  @FastRoute()
   @ApiDatasetResult('current', true)
   async results(
     @CurrentCaller() caller: Caller,

@@ -7,6 +7,7 @@ import { ApiDatasetResult, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/c
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
 import { LEGACY } from '@/common/routes';
+import { FastRoute } from '@/common/fast-route/fast-route.decorator';
 import { Selections } from '@/common/selections.decorator';
 import { legacyResultWants } from '@/datasets/datasets.legacy.mapper';
 import { DatasetsService } from '@/datasets/datasets.service';
@@ -27,6 +28,7 @@ export class DatasetsLegacyController {
 
   /** Every row of a dataset as records, with the schema's `dimensions`. */
   @Get('dataset/:name')
+  @FastRoute()
   @ApiDatasetResult('legacy', true)
   async results(
     @CurrentCaller() caller: Caller,

@@ -1,5 +1,4 @@
 import type { Response } from 'express';
-import type { ServerResponse } from 'node:http';
 import { CONTENT_TYPES } from '@/datasets/stream-formats';
 
 /** What a dataset results request is answered with, before HTTP: the service's side of the reply. */
@@ -21,7 +20,7 @@ async function* asBytes(chunks: AsyncIterable<Uint8Array | string> | Iterable<st
   for await (const chunk of chunks) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 }
 
-/** The headers of a reply, whichever way it is sent. */
+/** The headers of a reply. */
 function replyHeaders(reply: ResultReply): Record<string, string> {
   const headers: Record<string, string> = {};
   if (reply.kind !== 'not-modified') {
@@ -51,55 +50,4 @@ export function toHttp(reply: ResultReply, response: Response): string | globalT
     case 'stream':
       return new globalThis.Response(ReadableStream.from(asBytes(reply.chunks)), { headers });
   }
-}
-
-/**
- * Puts a reply on the wire through Node's own response (the fast path in front of Express), with the same
- * headers as {@link toHttp}. A stream's headers go out with its first chunk, so an error before it still
- * rejects with nothing sent (the caller answers it); an error after it cuts the connection, as a
- * truncated body must not look complete.
- */
-export async function writeReply(reply: ResultReply, response: ServerResponse): Promise<void> {
-  switch (reply.kind) {
-    case 'body':
-      response.writeHead(200, {
-        ...replyHeaders(reply),
-        'Content-Length': Buffer.byteLength(reply.body),
-      });
-      response.end(reply.body);
-      return;
-    case 'not-modified':
-      response.writeHead(304, replyHeaders(reply));
-      response.end();
-      return;
-    case 'stream': {
-      const chunks = asBytes(reply.chunks);
-      const first = await chunks.next();
-      response.writeHead(200, replyHeaders(reply));
-      try {
-        for (let step = first; !step.done; step = await chunks.next()) {
-          if (response.destroyed) return;
-          if (!response.write(step.value)) await writable(response);
-        }
-        response.end();
-      } catch {
-        response.destroy();
-      } finally {
-        await chunks.return(undefined);
-      }
-    }
-  }
-}
-
-/** Resolves once the response drains, or closes (the client went away). */
-function writable(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
 }

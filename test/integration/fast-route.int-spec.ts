@@ -1,0 +1,149 @@
+import type * as NestCommon from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type * as NestTesting from '@nestjs/testing';
+import type supertest from 'supertest';
+import type * as FastRouteDecoratorFile from '@/common/fast-route/fast-route.decorator';
+import type * as FastRouteModuleFile from '@/common/fast-route/fast-route.module';
+import type * as FastRoutesFile from '@/common/fast-route/fast-routes';
+import type * as JsonLoggerFile from '@/common/json-logger';
+import { fromDist } from './bootstrap';
+
+/** Node's own require, put on the spec's global by `native-require.environment.js`. */
+declare const nativeRequire: NodeJS.Require;
+
+/**
+ * `@FastRoute()` on small applications of its own: it runs the route's enhancers as Nest does (a guard, an
+ * interceptor, a pipe, a parameter decorator, a filter), and it stops start-up, naming the route, on what
+ * it cannot run.
+ */
+describe('@FastRoute()', () => {
+  nativeRequire('reflect-metadata');
+  const common = nativeRequire('@nestjs/common') as typeof NestCommon;
+  const { Test } = nativeRequire('@nestjs/testing') as typeof NestTesting;
+  const request = nativeRequire('supertest') as typeof supertest;
+  const { FastRoute } = fromDist<typeof FastRouteDecoratorFile>(
+    'common/fast-route/fast-route.decorator',
+  );
+  const { FastRouteModule } = fromDist<typeof FastRouteModuleFile>(
+    'common/fast-route/fast-route.module',
+  );
+  const { FastRoutes } = fromDist<typeof FastRoutesFile>('common/fast-route/fast-routes');
+  const { JsonLogger } = fromDist<typeof JsonLoggerFile>('common/json-logger');
+  const { Controller, Get, Post, Next, Param, Query, UseGuards, UseInterceptors, UsePipes } =
+    common;
+
+  const observed: { route: string; status: number }[] = [];
+
+  /** Applies method decorators by hand: the spec is compiled by Jest, Nest's decorators come from Node's realm. */
+  function decorate(target: object, method: string, ...decorators: MethodDecorator[]): void {
+    const descriptor = Object.getOwnPropertyDescriptor(target, method)!;
+    for (const decorator of decorators) decorator(target, method, descriptor);
+  }
+
+  /** An application with `controller`, fast routes attached as `configureApp` attaches them. */
+  async function appWith(controller: new () => object): Promise<NestExpressApplication> {
+    const logger = new JsonLogger('error', () => undefined);
+    class LoggerModule {}
+    common.Module({
+      providers: [{ provide: JsonLogger, useValue: logger }],
+      exports: [JsonLogger],
+    })(LoggerModule);
+    common.Global()(LoggerModule);
+    const moduleRef = await Test.createTestingModule({
+      imports: [LoggerModule, FastRouteModule],
+      controllers: [controller],
+    }).compile();
+    const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
+    await app.init();
+    app
+      .get(FastRoutes)
+      .attach(app, (_method, route, status) => observed.push({ route, status }), false);
+    return app;
+  }
+
+  it('runs the guard, interceptor, pipe and parameter decorators of the route it serves', async () => {
+    const calls: string[] = [];
+    const guard = {
+      canActivate: (context: NestCommon.ExecutionContext) => {
+        calls.push(`guard ${context.getHandler().name}`);
+        return context.switchToHttp().getRequest<{ query: { deny?: string } }>().query.deny !== '1';
+      },
+    };
+    const interceptor = {
+      intercept: (context: NestCommon.ExecutionContext, next: NestCommon.CallHandler) => {
+        context
+          .switchToHttp()
+          .getResponse<{ setHeader(n: string, v: string): void }>()
+          .setHeader('X-Intercepted', 'yes');
+        return next.handle();
+      },
+    };
+    const upper = {
+      transform: (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value),
+    };
+    class Greeter {
+      greet(name: string, loud: string | undefined) {
+        calls.push('handler');
+        return { hello: name, loud: loud ?? null };
+      }
+    }
+    decorate(
+      Greeter.prototype,
+      'greet',
+      UseGuards(guard),
+      UseInterceptors(interceptor),
+      UsePipes(upper),
+      Get('hello/:name'),
+      FastRoute(),
+    );
+    Param('name')(Greeter.prototype, 'greet', 0);
+    Query('loud')(Greeter.prototype, 'greet', 1);
+    Controller('greeter')(Greeter);
+
+    const app = await appWith(Greeter);
+    try {
+      const http = request(app.getHttpServer());
+      const reply = await http.get('/greeter/hello/ada?loud=yes');
+      expect(reply.status).toBe(200);
+      expect(reply.headers['x-intercepted']).toBe('yes');
+      expect(reply.headers['x-request-id']).toEqual(expect.any(String));
+      expect(reply.body).toEqual({ hello: 'ADA', loud: 'YES' });
+      expect(calls).toEqual(['guard greet', 'handler']);
+      // Served by the fast route: observed under the route's template, as its metrics name it.
+      expect(observed.at(-1)).toEqual({ route: '/greeter/hello/:name', status: 200 });
+
+      const denied = await http.get('/greeter/hello/ada?deny=1');
+      expect(denied.status).toBe(403);
+      expect(calls.at(-1)).toBe('guard greet');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('stops start-up on a route that is not a GET', async () => {
+    class Poster {
+      post() {
+        return 'posted';
+      }
+    }
+    decorate(Poster.prototype, 'post', Post('it'), FastRoute());
+    Controller('poster')(Poster);
+    await expect(appWith(Poster)).rejects.toThrow(
+      '@FastRoute() on Poster.post: only GET routes can be fast',
+    );
+  });
+
+  it('stops start-up on a handler that takes @Next()', async () => {
+    class Nexter {
+      next(_next: unknown) {
+        return 'next';
+      }
+    }
+    decorate(Nexter.prototype, 'next', Get('it'), FastRoute());
+    Next()(Nexter.prototype, 'next', 0);
+    Controller('nexter')(Nexter);
+    await expect(appWith(Nexter)).rejects.toThrow(
+      '@FastRoute() on Nexter.next: the handler takes @Next(), and there is no next route to call',
+    );
+  });
+});
