@@ -7,7 +7,6 @@ import { sendError } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
 import { refuseDeepJson } from '@/common/json-depth';
 import { RequestObserver, requestLogging } from '@/common/request-context';
-import { validationPipe } from '@/common/validation';
 import { MetricsService } from '@/metrics/metrics.service';
 import { AppConfig } from '@/config/config';
 import { SERVICE_VERSION } from '@/common/service-version';
@@ -43,8 +42,8 @@ export async function createApp(
 }
 
 /**
- * Everything the application needs besides its modules: body parsers, request logging, CORS, the validation
- * pipe, the OpenAPI document. `main.ts` (through {@link createApp}) and the in-process specs (an application
+ * Everything the application needs besides its modules: body parsers, request logging, CORS, the fast
+ * routes, the OpenAPI document (DTO validation is per controller: `ValidateDtos`). `main.ts` (through {@link createApp}) and the in-process specs (an application
  * made by `@nestjs/testing`) both call it, so the specs run the application as it is served.
  */
 export async function configureApp(
@@ -77,7 +76,6 @@ export async function configureApp(
       exposedHeaders: ['Applied-Username', 'X-Request-Id'],
     });
   }
-  app.useGlobalPipes(validationPipe());
 
   setUpDocs(app, app.get<Project>(PROJECT));
   await app.init();

@@ -1,4 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { ValidateDtos } from '@/common/validation';
 import { ApiTags } from '@nestjs/swagger';
 import { toAuditJson } from '@/audit/audit.mapper';
 import { AuditService } from '@/audit/audit.service';
@@ -12,6 +13,7 @@ import { CURRENT } from '@/common/routes';
 @ApiProjectPath()
 @ApiToken()
 @AdminOnly()
+@ValidateDtos()
 @Controller(CURRENT)
 export class AuditController {
   constructor(private readonly audit: AuditService) {}

@@ -27,11 +27,13 @@ import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { clientAddress } from '@/common/client-address';
 import { CURRENT } from '@/common/routes';
+import { ValidateDtos } from '@/common/validation';
 import { toUserJson } from '@/users/users.mapper';
 
 @ApiTags('authentication')
 @ApiProjectPath()
 @ApiErrors(...COMMON_ERRORS)
+@ValidateDtos()
 @Controller(CURRENT)
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
