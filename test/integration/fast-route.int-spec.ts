@@ -120,6 +120,40 @@ describe('@FastRoute()', () => {
     }
   });
 
+  it('remembers how a path routes, leaves earlier routes theirs, and shares no parameters', async () => {
+    class Pages {
+      special() {
+        return 'served by Express';
+      }
+      page(params: Record<string, string>) {
+        const seen = params.name;
+        params.name = 'changed by the handler';
+        return { seen };
+      }
+    }
+    decorate(Pages.prototype, 'special', Get('p/special'));
+    decorate(Pages.prototype, 'page', Get('p/:name'), FastRoute());
+    Param()(Pages.prototype, 'page', 0);
+    Controller('pages')(Pages);
+
+    const app = await appWith(Pages);
+    try {
+      const http = request(app.getHttpServer());
+      for (let round = 0; round < 2; round++) {
+        const before = observed.length;
+        const special = await http.get('/pages/p/special');
+        expect(special.text).toBe('served by Express');
+        // Not the fast route: an earlier route takes the path, the first time and once remembered.
+        expect(observed.length).toBe(before);
+        const page = await http.get('/pages/p/ada');
+        expect(page.body).toEqual({ seen: 'ada' });
+        expect(observed.at(-1)).toEqual({ route: '/pages/p/:name', status: 200 });
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
   it('stops start-up on a route that is not a GET', async () => {
     class Poster {
       post() {
