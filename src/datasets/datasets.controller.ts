@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
@@ -11,6 +11,8 @@ import { Selections } from '@/common/selections.decorator';
 import { resultWants } from '@/datasets/datasets.mapper';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/result-reply';
+import { Wants } from '@/datasets/wants.decorator';
+import type { ReplyWants } from '@/datasets/datasets.service';
 import { CONTENT_TYPES } from '@/datasets/stream-formats';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
@@ -46,11 +48,9 @@ export class DatasetsController {
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
     @Selections() request: ParameterRequest,
-    @Headers('accept') accept: string | undefined,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Wants(resultWants) wants: ReplyWants,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string | globalThis.Response> {
-    const wants = resultWants(accept, ifNoneMatch);
     return toHttp(await this.datasets.reply(caller, name, request, wants), response);
   }
 
@@ -64,9 +64,9 @@ export class DatasetsController {
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
     @Selections() request: ParameterRequest,
-    @Headers('accept') accept: string | undefined,
+    @Wants(resultWants) wants: ReplyWants,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string | globalThis.Response> {
-    return this.results(caller, name, request, accept, undefined, response);
+    return this.results(caller, name, request, wants, response);
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
@@ -12,6 +12,8 @@ import { Selections } from '@/common/selections.decorator';
 import { legacyResultWants } from '@/datasets/datasets.legacy.mapper';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/result-reply';
+import { Wants } from '@/datasets/wants.decorator';
+import type { ReplyWants } from '@/datasets/datasets.service';
 import { CONTENT_TYPES } from '@/datasets/stream-formats';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
@@ -34,16 +36,10 @@ export class DatasetsLegacyController {
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
     @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
-    @Headers('accept') accept: string | undefined,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Wants(legacyResultWants) wants: ReplyWants,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string | globalThis.Response> {
-    const reply = await this.datasets.reply(
-      caller,
-      hyphensForUnderscores(name),
-      request,
-      legacyResultWants(accept, ifNoneMatch),
-    );
+    const reply = await this.datasets.reply(caller, hyphensForUnderscores(name), request, wants);
     return toHttp(reply, response);
   }
 
@@ -57,9 +53,9 @@ export class DatasetsLegacyController {
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
     @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
-    @Headers('accept') accept: string | undefined,
+    @Wants(legacyResultWants) wants: ReplyWants,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string | globalThis.Response> {
-    return this.results(caller, name, request, accept, undefined, response);
+    return this.results(caller, name, request, wants, response);
   }
 }

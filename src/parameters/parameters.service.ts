@@ -30,7 +30,10 @@ export class ParametersService {
 
   /** The catalog for the current environment; 503 not_ready before the first build when queries need one. */
   async catalog(): Promise<ParameterCatalog> {
-    const environmentId = this.queries.length === 0 ? undefined : await this.currentEnvironment();
+    const environmentId =
+      this.queries.length === 0
+        ? undefined
+        : (this.engine.environments.freshId() ?? (await this.currentEnvironment()));
     if (this.resolved && this.resolved.environmentId === environmentId)
       return this.resolved.catalog;
     // Kept once resolved: without it, a process that did not build itself (a restart, a second process)

@@ -291,7 +291,11 @@ export class FastRoutes {
         for (const { name, value } of route.headers) response.setHeader(name, value);
         // Errors of the guards, pipes and handler are answered by the exception filters.
         const result: unknown = await route.handler(request, response, noNext);
-        if (!response.headersSent) await write(result, response);
+        // Unless an exception filter (or the handler itself) has answered.
+        if (!response.headersSent) {
+          if (result instanceof globalThis.Response) await writeWebResponse(result, response);
+          else write(result, response);
+        }
       } catch (error) {
         // A filter that did not handle the error, or a stream that failed before its first byte; once the
         // headers are out, the filter has answered or the stream has cut the connection.
@@ -310,9 +314,8 @@ export class FastRoutes {
   }
 }
 
-/** Writes a handler's result as Nest's Express adapter sends it. */
-async function write(result: unknown, response: ServerResponse): Promise<void> {
-  if (result instanceof globalThis.Response) return writeWebResponse(result, response);
+/** Writes a handler's result (not a web `Response`) as Nest's Express adapter sends it. */
+function write(result: unknown, response: ServerResponse): void {
   if (result instanceof StreamableFile) {
     throw new Error('A fast route cannot send a StreamableFile: return a web Response');
   }

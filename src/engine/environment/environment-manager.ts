@@ -53,13 +53,22 @@ export class EnvironmentManager {
   /** Opens the current environment, if one was built before. */
   async open(): Promise<boolean> {
     mkdirSync(this.dir, { recursive: true });
-    await this.refresh();
+    if (this.stamp() !== this.pointerStamp) await this.refresh();
     return this.ready;
+  }
+
+  /**
+   * The current environment's id when no other process has switched it since it was last followed, without
+   * waiting; undefined otherwise (then {@link acquire} follows the switch).
+   */
+  freshId(): string | undefined {
+    return this.current && this.stamp() === this.pointerStamp ? this.current.id : undefined;
   }
 
   /** Holds the current environment until `release()`; a switch meanwhile does not close it. */
   async acquire(): Promise<Lease> {
-    await this.refresh();
+    // Checked here rather than only in refresh(): an async call costs promises on every request.
+    if (this.stamp() !== this.pointerStamp) await this.refresh();
     if (!this.current) throw new NotReadyError('The data environment has not been built yet');
     return this.current.acquire();
   }
@@ -121,9 +130,8 @@ export class EnvironmentManager {
     }
   }
 
-  /** Follows the pointer when another process switched it; concurrent callers share one refresh. */
+  /** Follows the pointer, which another process switched (callers check); concurrent callers share one. */
   private async refresh(): Promise<void> {
-    if (this.stamp() === this.pointerStamp) return;
     this.refreshing ??= this.follow().finally(() => {
       this.refreshing = undefined;
     });
