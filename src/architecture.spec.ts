@@ -130,3 +130,59 @@ describe('the folders of src/', () => {
     expect(Object.keys(UPWARD).length).toBeLessThanOrEqual(2);
   });
 });
+
+/** Classes validated by class-validator: those declared in a file that imports it. */
+function validatedClasses(): Set<string> {
+  const names = new Set<string>();
+  for (const file of sources(SRC)) {
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes("from 'class-validator'")) continue;
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+    source.forEachChild((node) => {
+      if (ts.isClassDeclaration(node) && node.name) names.add(node.name.text);
+    });
+  }
+  return names;
+}
+
+function decoratorNames(node: ts.HasDecorators): string[] {
+  return (ts.getDecorators(node) ?? []).flatMap((decorator) => {
+    const call = decorator.expression;
+    return ts.isCallExpression(call) && ts.isIdentifier(call.expression)
+      ? [call.expression.text]
+      : [];
+  });
+}
+
+/** `Controller.method` of handlers taking a validated class from the body or query without ValidateDtos. */
+function unvalidatedDtos(): string[] {
+  const validated = validatedClasses();
+  const found: string[] = [];
+  for (const file of sources(SRC).filter((path) => path.endsWith('.controller.ts'))) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+    source.forEachChild((node) => {
+      if (!ts.isClassDeclaration(node) || !node.name) return;
+      const onClass = decoratorNames(node).includes('ValidateDtos');
+      for (const member of node.members) {
+        if (!ts.isMethodDeclaration(member) || onClass) continue;
+        if (decoratorNames(member).includes('ValidateDtos')) continue;
+        const takesDto = member.parameters.some(
+          (parameter) =>
+            decoratorNames(parameter).some((name) => name === 'Body' || name === 'Query') &&
+            parameter.type !== undefined &&
+            ts.isTypeReferenceNode(parameter.type) &&
+            validated.has(parameter.type.typeName.getText(source)),
+        );
+        if (takesDto) found.push(`${node.name.text}.${member.name.getText(source)}`);
+      }
+    });
+  }
+  return found;
+}
+
+describe('controllers', () => {
+  it('that take a class-validator DTO carry @ValidateDtos() (there is no global validation pipe)', () => {
+    expect(validatedClasses().size).toBeGreaterThan(0);
+    expect(unvalidatedDtos()).toEqual([]);
+  });
+});
