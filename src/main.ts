@@ -25,8 +25,8 @@ async function main(): Promise<void> {
     const app = await createApp(config, logger);
     installShutdown(app, logger, config.shutdownTimeoutMs);
     await app.listen(config.port, config.host);
-    const url = await app.getUrl();
-    logger.emit('info', 'listening', { url, docs: `${url}/docs` });
+    const { startupSummary } = await import('./startup-summary');
+    await startupSummary(app, config, logger);
   } catch (error) {
     if (error instanceof ProjectError) {
       process.stderr.write(`${error.message}\n`);

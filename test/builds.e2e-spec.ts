@@ -43,7 +43,9 @@ describe('builds', () => {
     );
     expect(rows).toMatchObject({ expenses: 1000, categories: 5, subcategories: 14 });
     expect(latest.models.every((m: { duration_ms: number }) => m.duration_ms >= 0)).toBe(true);
-    expect(t.server.logs.some((line) => line.msg === 'build progress')).toBe(true);
+    expect(t.server.logs.some((line) => line.msg === 'build succeeded' && line.models === 4)).toBe(
+      true,
+    );
   });
 
   it('is for administrators only', async () => {

@@ -50,16 +50,26 @@ describe('the server process', () => {
     try {
       const first = ServerProcess.spawn(env);
       const api = new Api(await first.listening(15000));
-      const printed = /Generated admin password[^:]*: (\S+)/.exec(first.stderr.join(''));
+      const printed = /Admin password, generated[^\n]*\n\s*\n\s+(\S+)/.exec(first.stderr.join(''));
       expect(printed).not.toBeNull();
       const password = printed?.[1] as string;
+      // A quiet start at info: what it serves in one line, no route mappings or module initialisations.
+      const listening = first.logs.find((line) => line.msg === 'listening');
+      expect(listening).toMatchObject({
+        project: 'expenses',
+        database: expect.stringContaining('embedded'),
+        queue: 'in-process',
+        docs: expect.stringMatching(/\/docs$/),
+      });
+      expect(first.logs.filter((line) => line.context !== undefined)).toEqual([]);
+      expect(first.logs.length).toBeLessThanOrEqual(6);
       const token = await api.login('admin', password);
       expect(JSON.stringify(first.logs)).not.toContain(password);
       expect(await first.stop('SIGTERM')).toBe(0);
 
       const second = ServerProcess.spawn(env);
       const again = new Api(await second.listening(15000));
-      expect(second.stderr.join('')).not.toContain('Generated admin password');
+      expect(second.stderr.join('')).not.toContain('Admin password');
       expect((await again.get(`${P}/me`, token)).status).toBe(200);
       expect(await again.login('admin', password)).toEqual(expect.any(String));
       expect(await second.stop('SIGTERM')).toBe(0);

@@ -45,7 +45,7 @@ export class BuildRunner {
     try {
       const result = await this.engine.build(buildId, {
         onProgress: (progress) =>
-          this.logger.emit('info', 'build progress', { buildId, ...progress }),
+          this.logger.emit('debug', 'build progress', { buildId, ...progress }),
         beforeSwitch: (built) => this.parameters.prepareFor(buildId, built),
       });
       await this.runs.markSucceeded(
@@ -59,7 +59,11 @@ export class BuildRunner {
         })),
       );
       this.durations.observe({ status: 'succeeded' }, (Date.now() - started) / 1000);
-      this.logger.emit('info', 'build succeeded', { buildId, durationMs: Date.now() - started });
+      this.logger.emit('info', 'build succeeded', {
+        buildId,
+        models: result.models.length,
+        durationMs: Date.now() - started,
+      });
     } catch (error) {
       const message = errorMessage(error);
       await this.runs.markFailed(buildId, message);

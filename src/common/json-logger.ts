@@ -29,8 +29,12 @@ export class JsonLogger implements LoggerService {
     this.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n');
   }
 
+  /**
+   * Nest's own `log` messages (modules initialised, each route mapped: about 80 lines at start-up) are at
+   * `debug`, so that `info` shows what an operator reads: where the service listens and what it serves.
+   */
   log(message: unknown, context?: string): void {
-    this.nest('info', message, context);
+    this.nest('debug', message, context);
   }
   warn(message: unknown, context?: string): void {
     this.nest('warn', message, context);

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'invalid_sql'
   | 'query_timeout'
   | 'not_ready'
+  | 'renderer_unavailable'
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -45,6 +46,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   invalid_sql: 400,
   query_timeout: 400,
   not_ready: 503,
+  renderer_unavailable: 503,
   rate_limited: 429,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -39,9 +39,16 @@ export class UsersService implements OnApplicationBootstrap {
       fields: withFieldDefaults({}, this.project.userFields),
     });
     await this.users.setAdmin(ADMIN, true);
-    if (this.secrets.generatedAdminPassword) {
-      process.stderr.write(
-        `Generated admin password (shown once, kept under DATA_DIR/secrets.json): ${this.secrets.generatedAdminPassword}\n`,
+    // ADMIN_PASSWORD sets the password the admin user is created with; afterwards the stored one rules
+    // (changed through the API or `drey users reset-password`). Say so rather than ignore a new value.
+    if (
+      this.secrets.adminPasswordFromEnvironment &&
+      !(await this.checkPassword(ADMIN, this.secrets.adminPassword))
+    ) {
+      this.logger.emit(
+        'warn',
+        "ADMIN_PASSWORD is not the admin user's password: it applies only when that user is created. " +
+          'To set it now: npm run drey -- users reset-password admin',
       );
     }
   }

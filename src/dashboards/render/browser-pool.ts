@@ -1,7 +1,12 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { DomainError } from '@/core/errors';
 import type { JsonLogger } from '@/common/json-logger';
-import { closeSoon, launchChromium, openRenderPage } from '@/dashboards/render/chromium';
+import {
+  chromiumMissing,
+  closeSoon,
+  launchChromium,
+  openRenderPage,
+} from '@/dashboards/render/chromium';
 
 export interface BrowserPoolOptions {
   executablePath: string;
@@ -292,6 +297,9 @@ export class BrowserPool {
   }
 
   private browser(): Promise<Browser> {
+    // Retrying cannot help here: the answer says what to install, with no Retry-After.
+    const missing = this.options.launch ? undefined : chromiumMissing(this.options.executablePath);
+    if (missing) return Promise.reject(new DomainError('renderer_unavailable', missing));
     if (!this.current) {
       const launched: LaunchedBrowser = { promise: this.launch() };
       this.current = launched;

@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import type { Browser, ConsoleMessage, HTTPRequest, Page } from 'puppeteer-core';
 import type { JsonLogger } from '@/common/json-logger';
 
@@ -26,6 +27,19 @@ const CHROMIUM_ARGS = [
 
 /** The layout's `securitypolicyviolation` listener writes this; see page-layout.ts. */
 const REFUSED_MARK = '[drey] refused ';
+
+/** Why Chromium cannot run from `executablePath` (missing or not executable), or undefined when it can. */
+export function chromiumMissing(executablePath: string): string | undefined {
+  try {
+    accessSync(executablePath, constants.X_OK);
+    return undefined;
+  } catch {
+    return (
+      `PNG dashboards need Chromium, and there is none at CHROMIUM_PATH (${executablePath}): install it ` +
+      '(Debian: apt-get install chromium) or set CHROMIUM_PATH. HTML dashboards work without it.'
+    );
+  }
+}
 
 export async function launchChromium(executablePath: string): Promise<Browser> {
   const { launch } = await import('puppeteer-core');

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JsonLogger } from '@/common/json-logger';
 import type { AppConfig } from '@/config/config';
+import { chromiumMissing } from '@/dashboards/render/chromium';
 import { BrowserPool } from '@/dashboards/render/browser-pool';
 
 /**
@@ -25,6 +26,8 @@ export function createBrowserPool(
     help: 'Chromium launches of the PNG renderer',
     registers: [registry],
   });
+  const missing = chromiumMissing(config.chromiumPath);
+  if (missing) logger.emit('warn', missing);
   const pool = new BrowserPool(
     {
       executablePath: config.chromiumPath,
