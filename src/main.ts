@@ -1,15 +1,18 @@
 import 'reflect-metadata';
 import { JsonLogger } from '@/common/json-logger';
 import { ConfigError, loadConfig } from '@/config/config';
+import { EnvFileError, loadEnvFile } from '@/config/env-file';
 import { startEmbeddedPostgres } from '@/database/embedded-postgres';
 import { ProjectError } from '@/core/project/project-errors';
 
 async function main(): Promise<void> {
   let config;
+  let envFile;
   try {
+    envFile = loadEnvFile(process.env);
     config = loadConfig(process.env);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof EnvFileError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
@@ -26,7 +29,7 @@ async function main(): Promise<void> {
     installShutdown(app, logger, config.shutdownTimeoutMs);
     await app.listen(config.port, config.host);
     const { startupSummary } = await import('./startup-summary');
-    await startupSummary(app, config, logger);
+    await startupSummary(app, config, logger, envFile);
   } catch (error) {
     if (error instanceof ProjectError) {
       process.stderr.write(`${error.message}\n`);

@@ -16,6 +16,7 @@ export async function startupSummary(
   app: NestExpressApplication,
   config: AppConfig,
   logger: JsonLogger,
+  envFile?: string,
 ): Promise<void> {
   const url = (await app.getUrl()).replace('[::1]', 'localhost');
   const project = app.get<Project>(PROJECT);
@@ -28,6 +29,7 @@ export async function startupSummary(
     projectDir: project.dir,
     database: database === 'embedded' ? `embedded PGlite under ${config.dataDir}` : 'postgres',
     queue: queue === 'bullmq' ? 'redis (BullMQ)' : 'in-process',
+    ...(envFile ? { envFile } : {}),
   });
   const generated = app.get<Secrets>(SECRETS).generatedAdminPassword;
   if (generated) {

@@ -7,7 +7,8 @@ import { describeBound } from '@/engine/templating/bound-value';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
 import type { CallerView } from '@/core/parameters/selection-value';
-import { findDataset, Project } from '@/core/project/project';
+import { DatasetSpec, findDataset, Project } from '@/core/project/project';
+import { formatRows } from '@/cli/row-formats';
 import type { UserField } from '@/core/project/user-fields';
 
 export interface Output {
@@ -117,6 +118,16 @@ async function catalogOf(
   }
 }
 
+function datasetOf(project: Project, name: string): DatasetSpec {
+  const dataset = findDataset(project, name);
+  if (!dataset) {
+    throw new Error(
+      `no dataset named "${name}" (datasets: ${project.datasets.map((d) => d.name).join(', ')})`,
+    );
+  }
+  return dataset;
+}
+
 export async function compile(
   project: Project,
   args: CliArgs,
@@ -124,16 +135,48 @@ export async function compile(
   output: Output,
 ): Promise<void> {
   const name = args.dataset ?? '';
-  const dataset = findDataset(project, name);
-  if (!dataset) {
-    throw new Error(
-      `no dataset named "${name}" (datasets: ${project.datasets.map((d) => d.name).join(', ')})`,
-    );
-  }
+  const dataset = datasetOf(project, name);
   const caller = callerFrom(project, args);
   const request = requestFromCli(project, dataset.parameters, args.params);
   const catalog = await catalogOf(project, options);
   const selections = catalog.selections(dataset.parameters, request, caller);
   const compiled = compileDataset(project, name, { selections, caller });
   formatCompiled(compiled).forEach((line) => output.out(line));
+}
+
+/**
+ * Runs a dataset on the current build for these selections, validated, defaulted and cascaded as the
+ * results endpoint does, and prints its first `args.limit` rows in `args.format`.
+ */
+export async function run(
+  project: Project,
+  args: CliArgs,
+  options: { dataDir: string; env: Env },
+  output: Output,
+): Promise<void> {
+  const name = args.dataset ?? '';
+  const dataset = datasetOf(project, name);
+  const caller = callerFrom(project, args);
+  const request = requestFromCli(project, dataset.parameters, args.params);
+  const engine = new Engine(project, { dataDir: options.dataDir, env: options.env });
+  try {
+    if (!(await engine.open())) {
+      throw new Error(
+        `${options.dataDir} has no built environment yet: run \`npm run drey -- build\` first`,
+      );
+    }
+    const catalog = await buildCatalog(project, (sql) => engine.queryBuilt(sql));
+    const selections = catalog.selections(dataset.parameters, request, caller);
+    const result = await engine.runDataset(name, selections, caller, undefined, args.limit);
+    formatRows(result, args.format).forEach((line) => output.out(line));
+    if (args.format === 'table') {
+      output.out(
+        result.truncated
+          ? `(the first ${result.rows.length} rows; --limit shows more)`
+          : `(${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'})`,
+      );
+    }
+  } finally {
+    await engine.close();
+  }
 }

@@ -142,4 +142,77 @@ describe('drey CLI', () => {
     expect(result.code).toBe(2);
     expect(result.err).toMatch(/^unknown command "compil"\n\nUsage: npm run drey/);
   });
+
+  it('answers --help for the tool and for each command, with exit code 0', async () => {
+    for (const argv of [['--help'], ['-h'], ['help']]) {
+      const result = await run(argv);
+      expect(result).toMatchObject({ code: 0, err: '' });
+      expect(result.out).toMatch(/^Usage: npm run drey -- <command>/);
+      expect(result.out).toContain('Exit codes: 0 done, 1 a problem');
+    }
+    for (const argv of [
+      ['run', '--help'],
+      ['help', 'run'],
+      ['run', 'x', '-h'],
+    ]) {
+      const result = await run(argv);
+      expect(result).toMatchObject({ code: 0, err: '' });
+      expect(result.out).toMatch(/^Usage: npm run drey -- run <dataset>/);
+    }
+    expect((await run(['users', 'reset-password', '--help'])).out).toContain('--password-stdin');
+  });
+
+  it('refuses options a command does not take, and bad values, with exit code 2', async () => {
+    expect(await run(['validate', '--format', 'csv'])).toMatchObject({ code: 2 });
+    expect((await run(['validate', '--format', 'csv'])).err).toMatch(/^validate takes no --format/);
+    expect((await run(['run', 'expenses_by_month', '--format', 'xml'])).err).toMatch(
+      /^--format must be table, csv or json/,
+    );
+    expect((await run(['run'])).err).toMatch(/^run needs a dataset name/);
+    expect((await run(['compile', 'a', 'b'])).err).toMatch(/^unexpected "b"/);
+    expect((await run(['users'])).code).toBe(2);
+  });
+
+  describe('run, on a built environment', () => {
+    let dataDir: string;
+    const runRows = (...argv: string[]) => run(['run', ...argv], { DATA_DIR: dataDir });
+
+    beforeAll(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'drey-cli-run-'));
+      expect((await run(['build'], { DATA_DIR: dataDir })).code).toBe(0);
+    });
+    afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+    it('prints rows as an aligned table, CSV or JSON, with the selections given', async () => {
+      const table = await runRows(
+        'expenses_by_month',
+        '--param',
+        'start_date=2024-01-01',
+        '--limit',
+        '3',
+      );
+      expect(table.code).toBe(0);
+      const lines = table.out.split('\n');
+      expect(lines[1]).toMatch(/^-+( +-+)+$/);
+      expect(lines).toHaveLength(6);
+      expect(lines[5]).toBe('(the first 3 rows; --limit shows more)');
+
+      const csv = await runRows('expenses_by_month', '--format', 'csv', '--limit', '2');
+      expect(csv.out.split('\n')).toHaveLength(3);
+      const header = csv.out.split('\n')[0].split(',');
+      expect(lines[0].split(/ +/)).toEqual(header);
+
+      const json = await runRows('expenses_by_month', '--format=json', '--limit', '2');
+      const rows = JSON.parse(json.out) as Record<string, unknown>[];
+      expect(rows).toHaveLength(2);
+      expect(Object.keys(rows[0])).toEqual(header);
+    });
+
+    it('refuses a bad selection as the service does, and an unknown dataset', async () => {
+      const bad = await runRows('expenses_by_month', '--param', 'start_date=yesterday');
+      expect(bad.code).toBe(1);
+      expect(bad.err).toContain('start_date');
+      expect((await runRows('nope')).err).toMatch(/^no dataset named "nope"/);
+    });
+  });
 });

@@ -1,50 +1,94 @@
 import { resolve } from 'node:path';
-import { parseArgs, USAGE, UsageError } from '@/cli/cli-args';
-import { build, compile, Output, validate } from '@/cli/cli-commands';
+import { CliArgs, EXIT, helpText, parseArgs, USAGE, UsageError } from '@/cli/cli-args';
+import { build, compile, Output, run, validate } from '@/cli/cli-commands';
 import { loadConfig } from '@/config/config';
+import { loadEnvFile } from '@/config/env-file';
 import type { Env } from '@/engine/connections/connection-registry';
 import { loadProject } from '@/core/project/project-loader';
 
+export interface CliOutput extends Output {
+  err(line: string): void;
+  /** Standard input, for `users reset-password --password-stdin`. */
+  readInput?(): Promise<string>;
+}
+
 /**
- * The command line for project authors: `npm run drey -- validate | build | compile <dataset>`. It uses the
- * loader and the engine directly, without Nest, Postgres or Redis. Returns the exit code.
+ * The command line for project authors and operators: `npm run drey -- <command>` (`--help` lists them).
+ * It uses the loader and the engine directly, without Nest, Redis or a server; only `users reset-password`
+ * opens the service's database. Returns the exit code ({@link EXIT}).
  */
-export async function main(
-  argv: readonly string[],
-  env: Env,
-  output: Output & { err(line: string): void },
-) {
+export async function main(argv: readonly string[], given: Env, output: CliOutput) {
   try {
     const args = parseArgs(argv);
-    const config = loadConfig(env);
-    const project = loadProject(args.project ? resolve(args.project) : config.projectDir);
-    switch (args.command) {
-      case 'validate':
-        validate(project, output);
-        break;
-      case 'build':
-        await build(project, { dataDir: config.dataDir, env }, output);
-        break;
-      case 'compile':
-        await compile(project, args, { dataDir: config.dataDir, env }, output);
-        break;
+    if (args.command === 'help') {
+      output.out(helpText(args.helpFor));
+      return EXIT.ok;
     }
-    return 0;
+    // The process's environment, completed from .env as the service's is.
+    const env = { ...given };
+    loadEnvFile(env);
+    const config = loadConfig(env);
+    if (args.command === 'reset-password') {
+      // Loaded only here: it brings the database layer (TypeORM, argon2), which the other commands need not.
+      // A relative path: the build rewrites `@/` paths only in static imports.
+      const { resetPassword } = await import('./users-command');
+      await resetPassword(config, args, output);
+      return EXIT.ok;
+    }
+    await projectCommand(args, config.projectDir, { dataDir: config.dataDir, env }, output);
+    return EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) {
       output.err(`${error.message}\n\n${USAGE}`);
-      return 2;
+      return EXIT.usage;
     }
     // Project, config, template and build errors carry messages written for the reader: no stack trace.
     output.err(error instanceof Error ? error.message : String(error));
-    return 1;
+    return EXIT.problem;
   }
 }
 
+async function projectCommand(
+  args: CliArgs,
+  projectDir: string,
+  options: { dataDir: string; env: Env },
+  output: Output,
+): Promise<void> {
+  const project = loadProject(args.project ? resolve(args.project) : projectDir);
+  switch (args.command) {
+    case 'validate':
+      return validate(project, output);
+    case 'build':
+      return build(project, options, output);
+    case 'compile':
+      return compile(project, args, options, output);
+    case 'run':
+      return run(project, args, options, output);
+    case 'help':
+    case 'reset-password':
+      throw new Error(`${args.command} does not work on the project`);
+  }
+}
+
+/** Standard input, whole. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 if (require.main === module) {
+  // A reader that stops early (`drey run ... | head`) closes the pipe: stop quietly, as Unix tools do.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(EXIT.ok);
+      throw error;
+    });
+  }
   void main(process.argv.slice(2), process.env, {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
+    readInput: readStdin,
   }).then((code) => {
     process.exitCode = code;
   });

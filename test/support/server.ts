@@ -124,6 +124,8 @@ export function baseEnv(
 ): Record<string, string> {
   const merged: Env = {
     NODE_ENV: 'test',
+    // A developer's .env must not reach the tests' servers.
+    ENV_FILE: '',
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
     PORT: '0',

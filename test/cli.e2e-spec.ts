@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Api, P } from './support/api';
+import { EXAMPLE_PROJECT, REPO_ROOT, TestServer, startServer } from './support/server';
+import { tempDir } from './support/services';
+
+const CLI = join(REPO_ROOT, 'dist', 'cli', 'drey.js');
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as a user would; `closeAfter` closes its stdout after that many bytes (a `| head`). */
+function drey(
+  args: string[],
+  env: Record<string, string>,
+  options: { input?: string; closeAfter?: number } = {},
+): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', ENV_FILE: '', PROJECT_DIR: EXAMPLE_PROJECT, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (options.closeAfter !== undefined && stdout.length >= options.closeAfter)
+        child.stdout.destroy();
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdin.end(options.input ?? '');
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the drey command line, as a process', () => {
+  it('stops quietly when its reader closes the pipe early (drey run ... | head)', async () => {
+    const dir = tempDir();
+    try {
+      const env = { DATA_DIR: dir.path };
+      expect((await drey(['build'], env)).code).toBe(0);
+      const ran = await drey(
+        ['run', 'expense_transactions', '--format', 'csv', '--limit', '1000'],
+        env,
+        { closeAfter: 100 },
+      );
+      expect(ran.stderr).toBe('');
+      expect(ran.code).toBe(0);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  describe('users reset-password, on the database of a running service', () => {
+    let t: TestServer;
+    let api: Api;
+    let env: Record<string, string>;
+
+    beforeAll(async () => {
+      t = await startServer();
+      api = new Api(t.url);
+      env = { DATABASE_URL: t.env.DATABASE_URL, DATA_DIR: t.env.DATA_DIR };
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it('sets a password read from standard input; the old one stops working', async () => {
+      const admin = await api.adminToken();
+      await api.userToken(admin, 'dana');
+      const ran = await drey(['users', 'reset-password', 'dana', '--password-stdin'], env, {
+        input: 'a-new-password-for-dana\n',
+      });
+      expect(ran).toMatchObject({ code: 0, stderr: '' });
+      expect(ran.stdout).toBe('The password of "dana" is set.\n');
+      expect(await api.login('dana', 'a-new-password-for-dana')).toEqual(expect.any(String));
+      const old = await api.request('POST', `${P}/login`, {
+        form: { username: 'dana', password: 'dana-password' },
+      });
+      expect(old.status).toBe(401);
+    });
+
+    it('generates and prints one when none is given, and refuses unknown users and short passwords', async () => {
+      const ran = await drey(['users', 'reset-password', 'admin'], env);
+      expect(ran.code).toBe(0);
+      const password = /shown once\):\n\s+(\S+)\n$/.exec(ran.stdout)?.[1] as string;
+      expect(await api.login('admin', password)).toEqual(expect.any(String));
+
+      const unknown = await drey(['users', 'reset-password', 'nobody', '--password-stdin'], env, {
+        input: 'long-enough-password',
+      });
+      expect(unknown).toMatchObject({ code: 1, stderr: 'there is no user "nobody"\n' });
+      const short = await drey(['users', 'reset-password', 'admin', '--password-stdin'], env, {
+        input: 'short',
+      });
+      expect(short).toMatchObject({
+        code: 1,
+        stderr: 'the password must be at least 8 characters long\n',
+      });
+    });
+  });
+
+  it('reads .env for settings the environment does not set; the environment wins', async () => {
+    const dir = tempDir();
+    const envFile = join(dir.path, 'drey.env');
+    writeFileSync(envFile, 'CORS_ORIGINS=http://client.test\nLOG_LEVEL=error\n');
+    const t = await startServer({ ENV_FILE: envFile });
+    try {
+      const reply = await fetch(`${t.url}/health/live`, {
+        headers: { Origin: 'http://client.test' },
+      });
+      expect(reply.headers.get('access-control-allow-origin')).toBe('http://client.test');
+      // LOG_LEVEL=info from the environment, not error from the file: the listening line is there.
+      expect(t.server.logs.find((line) => line.msg === 'listening')).toMatchObject({ envFile });
+    } finally {
+      await t.close();
+      dir.remove();
+    }
+  });
+});
