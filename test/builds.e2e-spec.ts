@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api, P } from './support/api';
@@ -24,7 +24,11 @@ describe('builds', () => {
       () => api.get('/health/ready'),
       (reply) => reply.status === 200,
     );
-    expect(ready.body.checks.environment).toEqual({ status: 'up', kind: 'duckdb' });
+    expect(ready.body.checks.environment).toEqual({
+      status: 'up',
+      kind: 'duckdb',
+      build: expect.any(String),
+    });
     const history = await api.get(`${P}/builds`, admin);
     expect(history.body[history.body.length - 1]).toMatchObject({
       status: 'succeeded',
@@ -108,7 +112,88 @@ describe('a failing build', () => {
     const [latest] = (await api.get(`${P}/builds`, admin)).body;
     expect(latest.status).toBe('failed');
     expect(latest.error).toContain('expense_details');
+    // How far it got: the three seeds built before the model that failed.
+    expect(latest.progress).toEqual({ done: 3, total: 4, failed_model: 'expense_details' });
+    expect(latest.models.map((m: { model: string }) => m.model).sort()).toEqual([
+      'categories',
+      'expenses',
+      'subcategories',
+    ]);
     expect((await api.get('/health/ready')).status).toBe(200);
     expect((await api.get(`${P}/datasets/expenses_by_month/parameters`)).status).toBe(200);
+  });
+});
+
+describe('a build in progress, and a first build that fails', () => {
+  let dir: string;
+  let t: TestServer;
+  let api: Api;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'drey-first-'));
+    cpSync(EXAMPLE_PROJECT, dir, { recursive: true });
+    // Plans fine, fails when it runs: the first build fails at its last model.
+    writeFileSync(
+      join(dir, 'models', 'expense_details.sql'),
+      "SELECT error('the data is not there yet') AS id",
+    );
+    t = await startServer({ PROJECT_DIR: dir }, false);
+    api = new Api(t.url);
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says why it is not ready, and data requests say a build failed, without Retry-After', async () => {
+    const ready = await until(
+      () => api.get('/health/ready'),
+      (reply) => String(reply.body?.checks?.environment?.detail ?? '').includes('failed'),
+    );
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks.environment.detail).toMatch(
+      /the build \S+ failed \(model "expense_details"\)/,
+    );
+    const admin = await api.adminToken();
+    const data = await api.get(`${P}/datasets/expense_transactions/results`, admin);
+    expect(data.status).toBe(503);
+    expect(data.body).toMatchObject({ error: 'not_ready' });
+    expect(data.body.message).toContain('failed');
+    expect(data.headers.get('retry-after')).toBeNull();
+  });
+
+  it('shows the progress of a running build in the history, then serves once a build succeeds', async () => {
+    // A slow model, so that the build is seen running.
+    writeFileSync(
+      join(dir, 'models', 'expense_details.sql'),
+      readFileSync(join(EXAMPLE_PROJECT, 'models', 'expense_details.sql'), 'utf8') +
+        '\nWHERE (SELECT count(*) FROM range(400000000) r(i) WHERE hash(i) % 7 = 0) > 0',
+    );
+    await t.server.stop();
+    const server = await t.another();
+    api = new Api(server.url);
+    const admin = await api.adminToken();
+    // With no environment yet, the new process starts a build of its own.
+    const running = await until(
+      () => api.get(`${P}/builds`, admin),
+      (reply) =>
+        reply.body[0]?.status === 'running' && reply.body[0]?.progress?.current_model !== null,
+    );
+    expect(running.body[0].progress).toMatchObject({
+      total: 4,
+      current_model: expect.any(String),
+      current_kind: expect.any(String),
+      elapsed_ms: expect.any(Number),
+    });
+    await until(
+      () => api.get('/health/ready'),
+      (reply) => reply.status === 200,
+      60000,
+    );
+    const [done] = (await api.get(`${P}/builds`, admin)).body;
+    expect(done).toMatchObject({ status: 'succeeded', progress: null });
+    expect(done.models).toHaveLength(4);
+    expect((await api.get('/health/ready')).status).toBe(200);
+    expect((await api.get(`${P}/datasets/expense_transactions/results`, admin)).status).toBe(200);
   });
 });

@@ -17,7 +17,23 @@ export const ADMIN_SCHEMAS: Schemas = {
       finished_at: TIME,
       duration_ms: { type: 'integer', nullable: true },
       error: TEXT,
+      progress: {
+        type: 'object',
+        nullable: true,
+        description:
+          'Running: models done of total, the model being built and the time since the start. Failed: ' +
+          'how far it got and the model it failed on. Null otherwise.',
+        properties: {
+          done: { type: 'integer' },
+          total: { type: 'integer', nullable: true },
+          current_model: TEXT,
+          current_kind: TEXT,
+          elapsed_ms: { type: 'integer', nullable: true },
+          failed_model: TEXT,
+        },
+      },
       models: {
+        description: 'The models built so far (all of them once it succeeded)',
         type: 'array',
         items: object({
           model: { type: 'string' },
@@ -27,7 +43,7 @@ export const ADMIN_SCHEMAS: Schemas = {
         }),
       },
     },
-    'One build, with its rows and duration per model',
+    'One build, with its progress, and the rows and duration of each model built',
   ),
   AuditPage: object({
     events: {
@@ -61,6 +77,7 @@ export const ADMIN_SCHEMAS: Schemas = {
           status: { type: 'string', enum: ['up', 'down'] },
           kind: { type: 'string' },
           detail: { type: 'string' },
+          build: { type: 'string', description: 'The build served (environment check)' },
         },
       },
     },

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Histogram } from 'prom-client';
 import type { BuildJob } from '@/builds/build-queue';
 import { JsonLogger } from '@/common/json-logger';
+import type { BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
+import type { BuildProgress } from '@/engine/build/build-runner';
 import { Engine } from '@/engine/engine';
 import { MetricsService } from '@/metrics/metrics.service';
 import { ParametersService } from '@/parameters/parameters.service';
@@ -42,12 +44,16 @@ export class BuildRunner {
     await this.runs.markRunning(buildId);
     const started = Date.now();
     this.logger.emit('info', 'build started', { buildId });
+    const tracker = new ProgressTracker(buildId, this.runs, this.logger);
     try {
       const result = await this.engine.build(buildId, {
-        onProgress: (progress) =>
-          this.logger.emit('debug', 'build progress', { buildId, ...progress }),
+        onProgress: (progress) => {
+          this.logger.emit('debug', 'build progress', { buildId, ...progress });
+          tracker.update(progress);
+        },
         beforeSwitch: (built) => this.parameters.prepareFor(buildId, built),
       });
+      await tracker.settled();
       await this.runs.markSucceeded(
         buildId,
         result.file.split('/').pop() ?? null,
@@ -66,7 +72,8 @@ export class BuildRunner {
       });
     } catch (error) {
       const message = errorMessage(error);
-      await this.runs.markFailed(buildId, message);
+      await tracker.settled();
+      await this.runs.markFailed(buildId, message, tracker.failedAt(failedModel(error)));
       this.durations.observe({ status: 'failed' }, (Date.now() - started) / 1000);
       this.logger.emit('error', 'build failed', { buildId, error: message });
       throw error instanceof Error ? error : new Error(message);
@@ -82,4 +89,65 @@ export function errorMessage(error: unknown): string {
       : error.message;
   }
   return String(error);
+}
+
+function failedModel(error: unknown): string | null {
+  const model = (error as { model?: unknown } | null)?.model;
+  return typeof model === 'string' ? model : null;
+}
+
+/**
+ * A running build's progress, written to its row as each model starts and ends, so that the history shows
+ * it on every replica. Writes go one after another, in order; one that fails is logged, never fatal.
+ */
+class ProgressTracker {
+  private readonly models: ModelBuildFigures[] = [];
+  private progress: BuildRunProgress = { done: 0, total: 0, current: null, failedModel: null };
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly buildId: string,
+    private readonly runs: BuildRunsRepository,
+    private readonly logger: JsonLogger,
+  ) {}
+
+  update(step: BuildProgress): void {
+    if (step.status === 'done') {
+      this.models.push({
+        model: step.model,
+        kind: step.kind,
+        rows: step.rows ?? 0,
+        durationMs: Math.round(step.durationMs ?? 0),
+      });
+    }
+    this.progress = {
+      done: this.models.length,
+      total: step.steps,
+      current: step.status === 'started' ? { model: step.model, kind: step.kind } : null,
+      failedModel: null,
+    };
+    const models = [...this.models];
+    const progress = this.progress;
+    this.writes = this.writes
+      .then(() => this.runs.recordProgress(this.buildId, models, progress))
+      .catch((error: unknown) =>
+        this.logger.emit('warn', 'build progress not recorded', {
+          buildId: this.buildId,
+          error: errorMessage(error),
+        }),
+      );
+  }
+
+  settled(): Promise<void> {
+    return this.writes;
+  }
+
+  /** The models finished and where the build stopped, naming the model that failed. */
+  failedAt(model: string | null): { models: ModelBuildFigures[]; progress: BuildRunProgress } {
+    const current = this.progress.current?.model ?? null;
+    return {
+      models: [...this.models],
+      progress: { ...this.progress, current: null, failedModel: model ?? current },
+    };
+  }
 }

@@ -13,6 +13,7 @@ export function toBuildJson(run: BuildRun): Record<string, unknown> {
     duration_ms:
       run.startedAt && run.finishedAt ? run.finishedAt.getTime() - run.startedAt.getTime() : null,
     error: run.error,
+    progress: progressJson(run),
     models: run.models.map((model) => ({
       model: model.model,
       kind: model.kind,
@@ -20,4 +21,25 @@ export function toBuildJson(run: BuildRun): Record<string, unknown> {
       duration_ms: model.durationMs,
     })),
   };
+}
+
+/**
+ * Where a running build is (models done of all, the one being built, time since it started); for a failed
+ * one, the model it failed on. Null for queued and succeeded builds.
+ */
+function progressJson(run: BuildRun): Record<string, unknown> | null {
+  const progress = run.progress;
+  if (run.status === 'running') {
+    return {
+      done: progress?.done ?? 0,
+      total: progress?.total ?? null,
+      current_model: progress?.current?.model ?? null,
+      current_kind: progress?.current?.kind ?? null,
+      elapsed_ms: run.startedAt ? Date.now() - run.startedAt.getTime() : null,
+    };
+  }
+  if (run.status === 'failed' && progress) {
+    return { done: progress.done, total: progress.total, failed_model: progress.failedModel };
+  }
+  return null;
 }

@@ -53,6 +53,7 @@ export class BuildsService implements OnApplicationBootstrap {
       const submission = await this.submit(null);
       await submission?.done;
     } catch (error) {
+      await this.whyNotServing();
       // Recorded in the history by the runner; the service keeps answering 503 not_ready for data.
       this.logger.emit('error', 'first build failed', { error: errorMessage(error) });
     }
@@ -79,6 +80,26 @@ export class BuildsService implements OnApplicationBootstrap {
         error: run?.error ?? null,
       });
     }
+  }
+
+  /**
+   * While no environment is open: why, when a build has failed since the last one that succeeded (the
+   * first build, say), as a sentence for every client; undefined while the first build is still to come.
+   * Data requests answer it too (503 `not_ready`, without Retry-After), on this process and, through the
+   * history in Postgres, on any other that asks. The build's error itself is in the history and the log.
+   */
+  async whyNotServing(): Promise<string | undefined> {
+    if (this.engine.ready) return undefined;
+    const [latest] = await this.runs.newest(1);
+    const reason =
+      latest?.status === 'failed'
+        ? `No data is served yet: the build ${latest.id} failed` +
+          (latest.progress?.failedModel ? ` (model "${latest.progress.failedModel}")` : '') +
+          '. An administrator can read why in the build history (GET P/builds) and start a new ' +
+          'build with POST P/build once the project is fixed.'
+        : undefined;
+    this.engine.environments.explainUnavailable(reason);
+    return reason;
   }
 
   /** Build history, newest first. */

@@ -96,8 +96,9 @@ export class InvalidTokenError extends DomainError {
 }
 
 export class NotReadyError extends DomainError {
-  constructor(message: string, retryAfterSeconds = 5) {
-    super('not_ready', message, retryAfterSeconds);
+  /** `retryAfterSeconds` null: no Retry-After, when waiting will not help (a failed build). */
+  constructor(message: string, retryAfterSeconds: number | null = 5) {
+    super('not_ready', message, retryAfterSeconds ?? undefined);
   }
 }
 

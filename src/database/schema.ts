@@ -6,6 +6,7 @@ import { User } from '@/database/tables/users.entity';
 import { BuildRuns1763800000000 } from '@/database/migrations/1763800000000-build-runs';
 import { UsersAndTokens1763800100000 } from '@/database/migrations/1763800100000-users-and-tokens';
 import { AuditEvents1763800200000 } from '@/database/migrations/1763800200000-audit-events';
+import { BuildProgress1764000000000 } from '@/database/migrations/1764000000000-build-progress';
 
 /** Every entity and every migration, in order. A test fails when the two disagree. */
 export const ENTITIES = [BuildRun, User, AccessToken, LoginFailure, AuditEvent];
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   BuildRuns1763800000000,
   UsersAndTokens1763800100000,
   AuditEvents1763800200000,
+  BuildProgress1764000000000,
 ];

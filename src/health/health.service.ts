@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BuildQueue } from '@/builds/build-queue';
+import { BuildsService } from '@/builds/builds.service';
 import { Database } from '@/database/database';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
 import { Engine } from '@/engine/engine';
@@ -10,6 +11,8 @@ export interface Check {
   status: 'up' | 'down';
   kind?: string;
   detail?: string;
+  /** The environment's build id, when one is served. */
+  build?: string;
 }
 
 export interface Readiness {
@@ -43,6 +46,7 @@ export class HealthService {
     private readonly accessTokens: AccessTokensRepository,
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
+    private readonly builds: BuildsService,
     @Inject(PROJECT) private readonly project: Project,
   ) {}
 
@@ -59,8 +63,14 @@ export class HealthService {
       project: { status: 'up', kind: this.project.name },
       // open() follows a build made by another process; before the first build there is nothing to serve.
       environment: (await this.engine.open().catch(() => false))
-        ? { status: 'up', kind: 'duckdb' }
-        : { status: 'down', kind: 'duckdb', detail: 'the first build has not finished' },
+        ? { status: 'up', kind: 'duckdb', build: this.engine.environments.currentId }
+        : {
+            status: 'down',
+            kind: 'duckdb',
+            detail:
+              (await this.builds.whyNotServing().catch(() => undefined)) ??
+              'the first build has not finished',
+          },
     };
     const ready = Object.values(checks).every((check) => check.status === 'up');
     return { status: ready ? 'ready' : 'not_ready', checks };

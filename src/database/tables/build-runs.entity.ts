@@ -10,6 +10,14 @@ export interface ModelBuildFigures {
   rows: number;
 }
 
+/** Where a build is: models done out of all, the one being built, and the one that failed, if any. */
+export interface BuildRunProgress {
+  done: number;
+  total: number;
+  current: { model: string; kind: string } | null;
+  failedModel: string | null;
+}
+
 /** One build of the virtual data environment: its history lives in Postgres, not in Redis alone. */
 @Entity({ name: 'build_runs' })
 export class BuildRun {
@@ -37,6 +45,10 @@ export class BuildRun {
 
   @Column({ type: 'jsonb' })
   models!: ModelBuildFigures[];
+
+  /** While it runs, and after it failed; null before it starts (and for builds older than the column). */
+  @Column({ type: 'jsonb', nullable: true })
+  progress!: BuildRunProgress | null;
 
   /** The environment file the build produced, once it succeeded. */
   @Column({ name: 'environment_file', type: 'varchar', length: 255, nullable: true })

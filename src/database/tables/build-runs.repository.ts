@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, LessThan, Not, Repository } from 'typeorm';
-import { BuildRun, ModelBuildFigures } from '@/database/tables/build-runs.entity';
+import { BuildRun, BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
 
 /** The `build_runs` table: the history of builds, and the state of the one in flight. */
 @Injectable()
@@ -44,8 +44,22 @@ export class BuildRunsRepository {
     );
   }
 
-  async markFailed(id: string, error: string): Promise<void> {
-    await this.runs.update({ id }, { status: 'failed', finishedAt: new Date(), error });
+  /** What a running build has done so far: the models finished, and where it is. */
+  async recordProgress(
+    id: string,
+    models: ModelBuildFigures[],
+    progress: BuildRunProgress,
+  ): Promise<void> {
+    await this.runs.update({ id, status: 'running' }, { models, progress });
+  }
+
+  /** A failed build keeps the models it finished and where it stopped, when it got that far. */
+  async markFailed(
+    id: string,
+    error: string,
+    done?: { models: ModelBuildFigures[]; progress: BuildRunProgress },
+  ): Promise<void> {
+    await this.runs.update({ id }, { status: 'failed', finishedAt: new Date(), error, ...done });
   }
 
   /** Fails every queued or running run but `id` with `error`; the number of runs it failed. */

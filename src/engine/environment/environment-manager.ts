@@ -31,6 +31,7 @@ export class EnvironmentManager {
   /** Identity of the pointer file last read, to notice a switch made by another process cheaply. */
   private pointerStamp = '';
   private refreshing?: Promise<void>;
+  private unavailable?: string;
 
   constructor(dataDir: string) {
     this.dir = join(dataDir, 'environments');
@@ -39,6 +40,14 @@ export class EnvironmentManager {
   fileOf(buildId: string): string {
     checkBuildId(buildId);
     return join(this.dir, `${buildId}.duckdb`);
+  }
+
+  /**
+   * Why there is nothing to serve when it is not the wait for a first build (which has failed, say): what
+   * requests are answered until an environment opens. Undefined again for the plain wait.
+   */
+  explainUnavailable(reason: string | undefined): void {
+    this.unavailable = reason;
   }
 
   /** Whether an environment is open (false until the first build when none exists). */
@@ -69,7 +78,11 @@ export class EnvironmentManager {
   async acquire(): Promise<Lease> {
     // Checked here rather than only in refresh(): an async call costs promises on every request.
     if (this.stamp() !== this.pointerStamp) await this.refresh();
-    if (!this.current) throw new NotReadyError('The data environment has not been built yet');
+    if (!this.current) {
+      throw this.unavailable
+        ? new NotReadyError(this.unavailable, null)
+        : new NotReadyError('The data environment has not been built yet; try again shortly');
+    }
     return this.current.acquire();
   }
 
