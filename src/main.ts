@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '@/config/config';
 import { EnvFileError, loadEnvFile } from '@/config/env-file';
 import { startEmbeddedPostgres } from '@/database/embedded-postgres';
 import { ProjectError } from '@/core/project/project-errors';
+import { loadProject } from '@/core/project/project-loader';
 
 async function main(): Promise<void> {
   let config;
@@ -13,6 +14,17 @@ async function main(): Promise<void> {
     config = loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof EnvFileError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  // The project is checked before Nest starts, so that an invalid one is the clean list of its problems
+  // (Nest would log the error with a stack trace first, from the module that loads it).
+  try {
+    loadProject(config.projectDir);
+  } catch (error) {
+    if (error instanceof ProjectError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }

@@ -5,6 +5,7 @@ import { JsonLogger } from '@/common/json-logger';
 import type { BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import type { BuildProgress } from '@/engine/build/build-runner';
+import { throwIfProblems } from '@/engine/check/check-models';
 import { Engine } from '@/engine/engine';
 import { MetricsService } from '@/metrics/metrics.service';
 import { ParametersService } from '@/parameters/parameters.service';
@@ -51,7 +52,12 @@ export class BuildRunner {
           this.logger.emit('debug', 'build progress', { buildId, ...progress });
           tracker.update(progress);
         },
-        beforeSwitch: (built) => this.parameters.prepareFor(buildId, built),
+        beforeSwitch: async (built) => {
+          const catalog = await this.parameters.prepareFor(buildId, built);
+          // The SQL of every runtime model, planned on the new tables: a project whose SQL would fail
+          // at request time fails its build instead, and the previous environment keeps serving.
+          throwIfProblems(await built.checkModels(catalog));
+        },
       });
       await tracker.settled();
       await this.runs.markSucceeded(

@@ -10,6 +10,8 @@ import { JsonLogger } from '@/common/json-logger';
 import type { BuildRun } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import { Engine } from '@/engine/engine';
+import { ParametersService } from '@/parameters/parameters.service';
+import { ProjectError } from '@/core/project/project-errors';
 import { MetricsService } from '@/metrics/metrics.service';
 
 // A queue store that does not answer within this time is down: say so instead of hanging.
@@ -26,6 +28,7 @@ export class BuildsService implements OnApplicationBootstrap {
     private readonly runs: BuildRunsRepository,
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
+    private readonly parameters: ParametersService,
     private readonly audit: AuditService,
     private readonly logger: JsonLogger,
     metrics: MetricsService,
@@ -42,7 +45,17 @@ export class BuildsService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.markInterrupted();
-    if (!this.engine.ready) {
+    if (this.engine.ready) {
+      // Served from an earlier build: the project's SQL (perhaps edited since) must still plan on it.
+      const problems = await this.engine.checkModels(await this.parameters.catalog());
+      if (problems.length > 0) {
+        const error = new ProjectError(problems);
+        error.message +=
+          '\n(planned on the environment built last: if the build models changed since, rebuild with ' +
+          '`npm run drey -- build`)';
+        throw error;
+      }
+    } else {
       // The first start builds; readiness waits for it. Another process may already be building.
       void this.firstBuild();
     }

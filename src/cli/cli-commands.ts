@@ -1,4 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CliArgs } from '@/cli/cli-args';
+import { BuildError } from '@/engine/build/build-runner';
+import { throwIfProblems } from '@/engine/check/check-models';
+import { ProjectError } from '@/core/project/project-errors';
 import { requestFromCli } from '@/cli/cli-selections';
 import { compileDataset, CompiledDataset } from '@/engine/compile';
 import type { Env } from '@/engine/connections/connection-registry';
@@ -15,7 +21,35 @@ export interface Output {
   out(line: string): void;
 }
 
-export function validate(project: Project, output: Output): void {
+/**
+ * Builds the project in a scratch folder (its seeds, sources and build models, as a build does) and plans
+ * every runtime and dbview model on it for the default selections: every problem at once, with its file,
+ * line and column, thrown as the loader's `ProjectError`; nothing is kept.
+ */
+export async function checkSql(project: Project, env: Env): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), 'drey-validate-'));
+  const engine = new Engine(project, { dataDir: scratch, env });
+  try {
+    await engine.open();
+    await engine.build('validate', {
+      beforeSwitch: async (built) => {
+        const catalog = await buildCatalog(project, (sql) => built.query(sql));
+        throwIfProblems(await built.checkModels(catalog));
+      },
+    });
+  } catch (error) {
+    // A build step's failure names its model and file already; the checks' problems are a ProjectError.
+    const cause =
+      error instanceof BuildError && error.cause instanceof ProjectError ? error.cause : error;
+    throw cause;
+  } finally {
+    await engine.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+export async function validate(project: Project, env: Env, output: Output): Promise<void> {
+  await checkSql(project, env);
   const kinds = new Map<string, number>();
   for (const model of project.models) kinds.set(model.kind, (kinds.get(model.kind) ?? 0) + 1);
   const models = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ');
@@ -37,6 +71,10 @@ export async function build(
     await engine.open();
     const buildId = `cli-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const result = await engine.build(buildId, {
+      beforeSwitch: async (built) => {
+        const catalog = await buildCatalog(project, (sql) => built.query(sql));
+        throwIfProblems(await built.checkModels(catalog));
+      },
       onProgress: (step) => {
         if (step.status === 'done') {
           output.out(

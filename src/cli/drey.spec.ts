@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '@/cli/drey';
@@ -39,6 +39,25 @@ describe('drey CLI', () => {
         '  project.yml at name: must be a lowercase name (letters, digits, _ or -)\n' +
         '  project.yml at major_version: must be a whole number from 0 up',
     );
+  });
+
+  it('plans the SQL of every model: each mistake with its file, line and column, all at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drey-cli-sql-'));
+    cpSync(EXAMPLE, dir, { recursive: true });
+    const edit = (file: string, from: string, to: string) =>
+      writeFileSync(join(dir, file), readFileSync(join(dir, file), 'utf8').replace(from, to));
+    edit('models/expense_transactions.sql', ', amount\n', ', e.amountt\n');
+    edit('models/expenses_by_month.sql', 'sum(amount)', 'sum(amout)');
+    edit('models/expenses_grouped.sql', 'SELECT {{', 'SELEC {{');
+    const result = await run(['validate', '--project', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    expect(result.err.split('\n').filter((line) => line.startsWith('  models/'))).toEqual([
+      '  models/expense_transactions.sql at line 2, column 54: Binder Error: Referenced table "e" not found!',
+      '  models/expenses_by_month.sql at line 1, column 19: Binder Error: Referenced column "amout" not found in FROM clause!',
+      '  models/expenses_grouped.sql at line 4, column 1: Parser Error: syntax error at or near "SELEC"',
+    ]);
+    expect(result.err).not.toMatch(/\n\s+at /);
   });
 
   describe('compile, on a built environment', () => {

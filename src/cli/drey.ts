@@ -57,7 +57,7 @@ async function projectCommand(
   const project = loadProject(args.project ? resolve(args.project) : projectDir);
   switch (args.command) {
     case 'validate':
-      return validate(project, output);
+      return validate(project, options.env, output);
     case 'build':
       return build(project, options, output);
     case 'compile':

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { DomainError, ErrorCode, STATUS_OF } from '@/core/errors';
+import { DomainError, ErrorCode, ModelFailedError, STATUS_OF } from '@/core/errors';
 import { isUnavailable } from '@/common/unavailable';
 import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '@/common/json-depth';
 
@@ -32,7 +32,21 @@ interface ParserError {
   expose?: boolean;
 }
 
-export function describeError(error: unknown): ErrorReply {
+/**
+ * What an error answers. `forAdmin`: the caller is an administrator, who is told what a failing model's
+ * engine said (others get a sentence with nothing of the project's SQL or data in it).
+ */
+export function describeError(error: unknown, forAdmin = false): ErrorReply {
+  if (error instanceof ModelFailedError && !forAdmin) {
+    return {
+      status: STATUS_OF[error.code],
+      code: error.code,
+      message:
+        `A model this request runs failed ("${error.model}"). The administrators can see why in the ` +
+        'log, under the X-Request-Id of this response.',
+      unexpected: false,
+    };
+  }
   if (error instanceof DomainError) {
     return {
       status: STATUS_OF[error.code],

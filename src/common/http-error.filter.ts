@@ -1,7 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Inject } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { callerOf } from '@/common/access.decorators';
 import { describeError, renderCurrent, renderLegacy } from '@/common/error-mapping';
+import { ModelFailedError } from '@/core/errors';
 import { isLegacyPath } from '@/common/routes';
 import { JsonLogger } from '@/common/json-logger';
 import { requestIdOf } from '@/common/request-context';
@@ -40,7 +42,17 @@ export function sendError(
   // Express keeps the whole path in originalUrl; `url` loses the mount path inside a router.
   const url = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '';
   const path = url.split('?', 1)[0];
-  const reply = describeError(error);
+  const caller = callerOf(request as Request);
+  const reply = describeError(error, caller.isAdmin);
+  if (error instanceof ModelFailedError) {
+    logger.emit('error', 'model failed', {
+      requestId: requestIdOf(request),
+      method: request.method,
+      path,
+      model: error.model,
+      error: error.engineMessage,
+    });
+  }
   if (reply.unexpected) {
     logger.emit('error', 'unexpected error', {
       requestId: requestIdOf(request),

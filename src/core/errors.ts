@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'build_failed'
   | 'invalid_sql'
   | 'query_timeout'
+  | 'model_failed'
   | 'not_ready'
   | 'renderer_unavailable'
   | 'rate_limited'
@@ -45,6 +46,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   build_failed: 500,
   invalid_sql: 400,
   query_timeout: 400,
+  model_failed: 500,
   not_ready: 503,
   renderer_unavailable: 503,
   rate_limited: 429,
@@ -105,5 +107,19 @@ export class NotReadyError extends DomainError {
 export class UnsupportedMediaTypeError extends DomainError {
   constructor(message: string) {
     super('unsupported_media_type', message);
+  }
+}
+
+/**
+ * A model of the project failed when a request ran it (its SQL planned at build time, so a failure of the
+ * data or of an external database). The engine's message is for administrators and the log; others are
+ * told that a model failed, with the request id to quote.
+ */
+export class ModelFailedError extends DomainError {
+  constructor(
+    readonly model: string,
+    readonly engineMessage: string,
+  ) {
+    super('model_failed', `Model "${model}" failed: ${engineMessage}`);
   }
 }

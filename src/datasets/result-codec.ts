@@ -1,8 +1,7 @@
 import type { ResultCodec } from '@/cache/result-cache';
-import { DomainError, ErrorCode } from '@/core/errors';
+import { DomainError, ErrorCode, ModelFailedError } from '@/core/errors';
 import type { SchemaField } from '@/datasets/result-shape';
 import type { QueryResult } from '@/engine/query/query-result';
-import { ModelRunError } from '@/engine/query/run-queries';
 
 /**
  * A dataset's result as the cache keeps it. A small result is kept whole (every page, shape and layout is
@@ -42,15 +41,11 @@ export const CACHED_RUN_CODEC: ResultCodec<CachedRun> = {
   bytes: heapBytes,
   encodeError(error) {
     let encoded: EncodedError | undefined;
-    if (error instanceof DomainError) {
+    if (error instanceof ModelFailedError) {
+      encoded = { kind: 'model', model: error.model, detail: error.engineMessage };
+    } else if (error instanceof DomainError) {
       const { code, message, retryAfterSeconds } = error;
       encoded = { kind: 'domain', code, message, retryAfterSeconds };
-    } else if (error instanceof ModelRunError) {
-      const prefix = `model "${error.model}" failed: `;
-      const detail = error.message.startsWith(prefix)
-        ? error.message.slice(prefix.length)
-        : error.message;
-      encoded = { kind: 'model', model: error.model, detail };
     }
     return encoded && JSON.stringify(encoded);
   },
@@ -58,6 +53,6 @@ export const CACHED_RUN_CODEC: ResultCodec<CachedRun> = {
     const encoded = JSON.parse(text) as EncodedError;
     return encoded.kind === 'domain'
       ? new DomainError(encoded.code, encoded.message, encoded.retryAfterSeconds)
-      : new ModelRunError(encoded.model, encoded.detail);
+      : new ModelFailedError(encoded.model, encoded.detail);
   },
 };

@@ -22,6 +22,9 @@ import {
 } from '@/engine/query/run-queries';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import type { Project } from '@/core/project/project';
+import type { ProjectProblem } from '@/core/project/project-errors';
+import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
+import { checkModels } from '@/engine/check/check-models';
 
 export interface EngineOptions {
   /** `DATA_DIR`: environments live in `<dataDir>/environments`. */
@@ -41,6 +44,8 @@ export interface EngineOptions {
 export interface BuiltQueries {
   /** A template over seeds, sources and build models (`ref()` only); rows as objects. */
   query(sqlTemplate: string): Promise<Record<string, JsonValue>[]>;
+  /** Plans every runtime and dbview model on it (see {@link checkModels}); the problems found. */
+  checkModels(catalog: ParameterCatalog): Promise<ProjectProblem[]>;
 }
 
 export interface EngineBuildHooks {
@@ -107,6 +112,7 @@ export class Engine {
             ((environment) =>
               beforeSwitch({
                 query: (sql) => queryBuilt(this.project, environment, sql, this.buildLimits),
+                checkModels: (catalog) => this.checkModelsOn(environment, catalog),
               })),
         },
         this.env,
@@ -121,6 +127,32 @@ export class Engine {
     return this.environments.use((environment) =>
       queryBuilt(this.project, environment, sqlTemplate, this.buildLimits),
     );
+  }
+
+  /** Plans every runtime and dbview model on the current environment: the problems found. */
+  checkModels(catalog: ParameterCatalog): Promise<ProjectProblem[]> {
+    return this.environments.use((environment) => this.checkModelsOn(environment, catalog));
+  }
+
+  private async checkModelsOn(
+    environment: Environment,
+    catalog: ParameterCatalog,
+  ): Promise<ProjectProblem[]> {
+    const connection = await environment.connect();
+    try {
+      return await checkModels(this.project, catalog, {
+        duckdb: async (sql) => {
+          // Prepared, not run: DuckDB parses, binds and plans it.
+          const prepared = await connection.prepare(sql);
+          prepared.destroySync();
+        },
+        connection: async (name, sql, binds) => {
+          await this.connections.get(name).query(`EXPLAIN ${sql}`, binds, this.limits);
+        },
+      });
+    } finally {
+      connection.closeSync();
+    }
   }
 
   /** The statement a dataset runs for these selections, without running it. */

@@ -50,8 +50,9 @@ export class ParametersService {
    * Runs the option and bounds queries on an environment being built, before it is switched in: a query
    * that fails or yields invalid options fails the build, and the previous environment keeps serving.
    */
-  async prepareFor(environmentId: string, built: BuiltQueries): Promise<void> {
+  async prepareFor(environmentId: string, built: BuiltQueries): Promise<ParameterCatalog> {
     this.resolved = await this.resolve(environmentId, (sql) => built.query(sql));
+    return this.resolved.catalog;
   }
 
   private async currentEnvironment(): Promise<string> {

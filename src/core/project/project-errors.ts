@@ -10,7 +10,9 @@ export class ProjectError extends Error {
   constructor(readonly problems: ProjectProblem[]) {
     super(
       `The project is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
-        problems.map((p) => `  ${p.file}${p.path ? ` at ${p.path}` : ''}: ${p.message}`).join('\n'),
+        problems
+          .map((p) => `  ${p.file}${p.path ? ` at ${p.path}` : ''}: ${indented(p.message)}`)
+          .join('\n'),
     );
   }
 }
@@ -26,4 +28,12 @@ export class Problems {
   throwIfAny(): void {
     if (this.list.length > 0) throw new ProjectError(this.list);
   }
+}
+
+/** A message of several lines (an engine's, with its hints) under its problem's line. */
+function indented(message: string): string {
+  return message
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .join('\n      ');
 }

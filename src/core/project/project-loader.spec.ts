@@ -78,9 +78,10 @@ describe('loadProject', () => {
     ]);
   });
 
-  it('reports a YAML syntax error with its line', () => {
-    const [problem] = problemsOf(projectWith('name: x\n  bad: [\n'));
-    expect(problem).toMatch(/^project\.yml\|line \d+\|/);
+  it('reports a YAML syntax error once, with its line and column', () => {
+    const problems = problemsOf(projectWith('name: x\n  bad: [\n'));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^project\.yml\|line \d+, column \d+\|[^:]+$/);
   });
 
   it('reports a missing manifest', () => {

@@ -12,10 +12,16 @@ export function readYaml(dir: string, file: string, problems: Problems): unknown
   }
   const document = parseDocument(readFileSync(path, 'utf8'), { prettyErrors: true });
   if (document.errors.length > 0) {
-    for (const error of document.errors) {
-      const line = error.linePos?.[0]?.line;
-      problems.add(file, line ? `line ${line}` : '', error.message.split('\n', 1)[0]);
-    }
+    // After the first syntax error the parser is lost, and what it reports next follows from that one
+    // (a missing ] gives three more "errors" a few lines on): the first is the one to fix.
+    const [error] = document.errors;
+    const place = error.linePos?.[0];
+    // Its message repeats the place and ends with an excerpt of the file: the place is said once.
+    const message = error.message
+      .split('\n', 1)[0]
+      .replace(/ at line \d+, column \d+:?$/, '')
+      .replace(/:$/, '');
+    problems.add(file, place ? `line ${place.line}, column ${place.col}` : '', message);
     return undefined;
   }
   return document.toJSON() as unknown;

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DomainError } from '@/core/errors';
-import { BuiltModel, materialize } from '@/engine/build/materialize';
+import { BuiltModel, LocatedError, materialize } from '@/engine/build/materialize';
+import { ProjectError } from '@/core/project/project-errors';
 import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
 import { Environment, removeDatabaseFiles } from '@/engine/environment/environment';
 import type { EnvironmentManager } from '@/engine/environment/environment-manager';
@@ -81,8 +82,9 @@ async function writeFile(
       try {
         rows = await materialize(connection, project, connections, model, env);
       } catch (error) {
+        const where = error instanceof LocatedError ? ` (${error.place})` : '';
         throw new BuildError(
-          `${model.kind} model "${model.name}" failed: ${messageOf(error)}`,
+          `${model.kind} model "${model.name}"${where} failed: ${messageOf(error)}`,
           model.name,
         );
       }
@@ -132,7 +134,14 @@ export async function runBuild(
       try {
         await hooks.beforeSwitch(environment);
       } catch (error) {
-        throw new BuildError(`preparing the new environment failed: ${messageOf(error)}`);
+        // The project's own problems (its SQL, its parameters' options) are the build's error as they are.
+        const failure = new BuildError(
+          error instanceof ProjectError
+            ? error.message
+            : `preparing the new environment failed: ${messageOf(error)}`,
+        );
+        failure.cause = error;
+        throw failure;
       }
     }
     manager.install(environment);

@@ -3,6 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
 import { renderBuiltSql } from '@/engine/query/model-sql';
 import { quoteIdentifier, quoteString } from '@/engine/sql-text';
+import { parseEngineError, sourcePosition } from '@/engine/check/engine-error-position';
 import type { BuildModel, Project, SeedModel, SourceModel } from '@/core/project/project';
 
 export type BuiltModel = SeedModel | SourceModel | BuildModel;
@@ -30,7 +31,30 @@ function buildTable(connection: DuckDBConnection, project: Project, model: Build
     `build model "${model.name}"`,
     env,
   );
-  return connection.run(`CREATE TABLE ${quoteIdentifier(model.name)} AS\n${sql}`);
+  const statement = `CREATE TABLE ${quoteIdentifier(model.name)} AS\n${sql}`;
+  return connection.run(statement).catch((error: unknown) => {
+    // The engine counts lines from the CREATE line; the file is the model's template.
+    const text = error instanceof Error ? error.message : String(error);
+    const { message, line, column } = parseEngineError(text, statement);
+    const place =
+      line !== undefined && line > 1 && column !== undefined
+        ? sourcePosition(sql, line - 1, column, model.sql)
+        : undefined;
+    throw new LocatedError(
+      place ? message : text,
+      place ? `${model.sqlFile}, line ${place.line}, column ${place.column}` : model.sqlFile,
+    );
+  });
+}
+
+/** An engine error with the place in the project it comes from (file, line and column when known). */
+export class LocatedError extends Error {
+  constructor(
+    message: string,
+    readonly place: string,
+  ) {
+    super(message);
+  }
 }
 
 function copySource(

@@ -80,7 +80,10 @@ describe('environments', () => {
     await expect(other.build('b2')).rejects.toMatchObject({
       code: 'build_failed',
       model: 'doubled',
-      message: expect.stringMatching(/build model "doubled" failed: .*no_such_column/),
+      // The file, and the line and column in it (the engine counts from the CREATE line above the SQL).
+      message: expect.stringMatching(
+        /build model "doubled" \(models\/doubled\.sql, line 1, column 8\) failed: .*no_such_column/,
+      ),
     });
     expect(environmentFiles(dataDir)).toEqual(['b1.duckdb', 'current']);
     expect(await doubled()).toEqual([2, 4, 6]);

@@ -9,20 +9,10 @@ import {
   RequestValues,
 } from '@/engine/query/model-sql';
 import { JsonValue, QueryResult, RowWindow, rowObjects } from '@/engine/query/query-result';
-import { DomainError } from '@/core/errors';
+import { DomainError, ModelFailedError } from '@/core/errors';
 import { TemplateRenderError } from '@/engine/templating/sql-renderer';
 import { TemplateUseError } from '@/engine/templating/binder';
 import type { Project } from '@/core/project/project';
-
-/** A model failed to run for a request: a fault of the project's SQL, logged with its details. */
-export class ModelRunError extends Error {
-  constructor(
-    readonly model: string,
-    message: string,
-  ) {
-    super(`model "${model}" failed: ${message}`);
-  }
-}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -60,7 +50,7 @@ export async function runComposed(
     return await useEnvironment((environment) => onEnvironment(environment, sql, binds, limits));
   } catch (error) {
     if (error instanceof DomainError) throw error;
-    throw new ModelRunError(model, messageOf(error));
+    throw new ModelFailedError(model, messageOf(error));
   }
 }
 
@@ -121,7 +111,7 @@ export async function* streamComposed(
     }
   } catch (error) {
     if (error instanceof DomainError) throw error;
-    throw new ModelRunError(model, messageOf(error));
+    throw new ModelFailedError(model, messageOf(error));
   }
 }
 
