@@ -13,7 +13,7 @@ import { SERVICE_VERSION } from '@/common/service-version';
 import { resolveSecrets } from '@/config/secrets';
 import type { Project } from '@/core/project/project';
 import { currentPath } from '@/common/routes';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 import { userResponseSchemas, userSchemas } from '@/users/users.openapi';
 import { projectItemDocs, RESULT_SCHEMAS } from '@/datasets/datasets.openapi';
 import { ADMIN_SCHEMAS } from '@/admin/admin.openapi';
@@ -77,7 +77,8 @@ export async function configureApp(
     });
   }
 
-  setUpDocs(app, app.get<Project>(PROJECT));
+  // The document of the project served at start (its datasets' own paths included).
+  setUpDocs(app, app.get(ServedProject).current);
   await app.init();
   // Routes marked @FastRoute() are served in front of Express' router and middleware (see FastRoutes).
   app.get(FastRoutes).attach(app, observe, config.corsOrigins.length > 0);

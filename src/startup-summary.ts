@@ -3,9 +3,8 @@ import { BuildQueue } from '@/builds/build-queue';
 import { JsonLogger } from '@/common/json-logger';
 import type { AppConfig } from '@/config/config';
 import { SECRETS, Secrets } from '@/config/secrets';
-import type { Project } from '@/core/project/project';
 import { Database } from '@/database/database';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 /**
  * What an operator reads once the service listens: one `info` line with where it listens, the project, the
@@ -19,7 +18,7 @@ export async function startupSummary(
   envFile?: string,
 ): Promise<void> {
   const url = (await app.getUrl()).replace('[::1]', 'localhost');
-  const project = app.get<Project>(PROJECT);
+  const project = app.get(ServedProject).current;
   const database = app.get(Database).kind;
   const queue = app.get(BuildQueue).kind;
   logger.emit('info', 'listening', {

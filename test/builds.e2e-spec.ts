@@ -197,3 +197,83 @@ describe('a build in progress, and a first build that fails', () => {
     expect((await api.get(`${P}/datasets/expense_transactions/results`, admin)).status).toBe(200);
   });
 });
+
+describe('a build reloads the whole project', () => {
+  let dir: string;
+  let t: TestServer;
+  let api: Api;
+  let admin: string;
+  const file = (...parts: string[]) => join(dir, ...parts);
+  const months = async (server: Api) => {
+    const reply = await server.get(`${P}/datasets/expenses_by_month/results?x_orientation=rows`);
+    expect(reply.status).toBe(200);
+    return reply.body as { schema: { fields: { name: string }[] }; data: unknown[][] };
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'drey-reload-'));
+    cpSync(EXAMPLE_PROJECT, dir, { recursive: true });
+    t = await startServer({ PROJECT_DIR: dir });
+    api = new Api(t.url);
+    admin = await api.adminToken();
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves an edited model and an edited seed after POST P/build, without a restart, on every process', async () => {
+    const second = new Api((await t.another()).url);
+    const before = await months(api);
+    expect(before.schema.fields.map((field) => field.name)).toEqual(['month', 'total_amount']);
+    writeFileSync(
+      file('models', 'expenses_by_month.sql'),
+      readFileSync(file('models', 'expenses_by_month.sql'), 'utf8').replace(
+        'sum(amount) AS total_amount',
+        'sum(amount) AS total_amount, count(*) AS expense_count',
+      ),
+    );
+    writeFileSync(
+      file('models', 'expenses_by_month.yml'),
+      readFileSync(file('models', 'expenses_by_month.yml'), 'utf8') +
+        '  - { name: expense_count, type: integer, category: measure, description: Expenses }\n',
+    );
+    writeFileSync(
+      file('seeds', 'expenses.csv'),
+      readFileSync(file('seeds', 'expenses.csv'), 'utf8') + '1001,2024-12-31,12,10.00,"Added"\n',
+    );
+    expect((await api.request('POST', `${P}/build`, { token: admin })).status).toBe(200);
+    for (const server of [api, second]) {
+      const after = await months(server);
+      expect(after.schema.fields.map((field) => field.name)).toEqual([
+        'month',
+        'total_amount',
+        'expense_count',
+      ]);
+      // December: one more expense, of 10.
+      const december = after.data.find((row) => row[0] === '2024-12') as number[];
+      const was = before.data.find((row) => row[0] === '2024-12') as number[];
+      expect(december[1]).toBeCloseTo(was[1] + 10, 2);
+    }
+  });
+
+  it('fails a build of an invalid project with its problems; the previous project keeps serving', async () => {
+    const manifest = readFileSync(file('project.yml'), 'utf8');
+    writeFileSync(
+      file('project.yml'),
+      manifest.replace('model: expenses_by_month', 'model: no_such_model'),
+    );
+    try {
+      const reply = await api.request('POST', `${P}/build`, { token: admin });
+      expect(reply.status).toBe(500);
+      expect(reply.body.message).toMatch(
+        /^The project is invalid \(1 problem\):\n  project\.yml at datasets/,
+      );
+      expect((await months(api)).schema.fields.map((field) => field.name)).toContain(
+        'expense_count',
+      );
+    } finally {
+      writeFileSync(file('project.yml'), manifest);
+    }
+  });
+});

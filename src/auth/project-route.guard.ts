@@ -1,10 +1,9 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { hyphensForUnderscores } from '@/common/legacy.mapper';
 import { NotFoundError } from '@/core/errors';
-import type { Project } from '@/core/project/project';
 import { projectVersion } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 /**
  * A path naming another project or version is a 404, before anything else is looked at. The project's name
@@ -15,9 +14,9 @@ export class ProjectRouteGuard implements CanActivate {
   private readonly name: string;
   private readonly version: string;
 
-  constructor(@Inject(PROJECT) project: Project) {
-    this.name = hyphensForUnderscores(project.name);
-    this.version = projectVersion(project);
+  constructor(served: ServedProject) {
+    this.name = hyphensForUnderscores(served.current.name);
+    this.version = projectVersion(served.current);
   }
 
   canActivate(context: ExecutionContext): boolean {

@@ -7,7 +7,7 @@ import type { User } from '@/database/tables/users.entity';
 import type { Caller } from '@/core/caller';
 import { InvalidRequestError, NotFoundError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 import type { Project } from '@/core/project/project';
 import { withFieldDefaults } from '@/users/user-fields.rules';
 
@@ -40,11 +40,16 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 /** Drey's own tokens: issued here, verified by JwtStrategy, valid while their row exists. */
 @Injectable()
 export class TokensService {
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
   constructor(
     private readonly tokens: AccessTokensRepository,
     private readonly jwt: JwtService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PROJECT) private readonly project: Project,
+    private readonly served: ServedProject,
   ) {}
 
   /** Issues a token and records it; the record is what keeps it valid. */

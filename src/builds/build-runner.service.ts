@@ -4,7 +4,9 @@ import type { BuildJob } from '@/builds/build-queue';
 import { JsonLogger } from '@/common/json-logger';
 import type { BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
-import type { BuildProgress } from '@/engine/build/build-runner';
+import { BuildError, type BuildProgress } from '@/engine/build/build-runner';
+import type { Project } from '@/core/project/project';
+import { loadProject } from '@/core/project/project-loader';
 import { throwIfProblems } from '@/engine/check/check-models';
 import { Engine } from '@/engine/engine';
 import { MetricsService } from '@/metrics/metrics.service';
@@ -47,18 +49,25 @@ export class BuildRunner {
     this.logger.emit('info', 'build started', { buildId });
     const tracker = new ProgressTracker(buildId, this.runs, this.logger);
     try {
-      const result = await this.engine.build(buildId, {
-        onProgress: (progress) => {
-          this.logger.emit('debug', 'build progress', { buildId, ...progress });
-          tracker.update(progress);
+      // The project folder is read again, whole: an edited model, seed, parameter or template is built
+      // and served together; an invalid project fails the build with its problems listed.
+      const project = reloadProject(this.engine.project);
+      const result = await this.engine.build(
+        buildId,
+        {
+          onProgress: (progress) => {
+            this.logger.emit('debug', 'build progress', { buildId, ...progress });
+            tracker.update(progress);
+          },
+          beforeSwitch: async (built) => {
+            const catalog = await this.parameters.prepareFor(buildId, built);
+            // The SQL of every runtime model, planned on the new tables: a project whose SQL would fail
+            // at request time fails its build instead, and the previous environment keeps serving.
+            throwIfProblems(await built.checkModels(catalog));
+          },
         },
-        beforeSwitch: async (built) => {
-          const catalog = await this.parameters.prepareFor(buildId, built);
-          // The SQL of every runtime model, planned on the new tables: a project whose SQL would fail
-          // at request time fails its build instead, and the previous environment keeps serving.
-          throwIfProblems(await built.checkModels(catalog));
-        },
-      });
+        project,
+      );
       await tracker.settled();
       await this.runs.markSucceeded(
         buildId,
@@ -156,4 +165,20 @@ class ProgressTracker {
       progress: { ...this.progress, current: null, failedModel: model ?? current },
     };
   }
+}
+
+/**
+ * The project folder of `served`, loaded again. Its name and major version name the API's paths, which are
+ * routed from the start: a build may not change them (a restart serves the renamed project).
+ */
+function reloadProject(served: Project): Project {
+  const project = loadProject(served.dir);
+  if (project.name !== served.name || project.majorVersion !== served.majorVersion) {
+    throw new BuildError(
+      `the project's name and major version (${project.name} v${project.majorVersion}) differ from the ` +
+        `ones served (${served.name} v${served.majorVersion}), which name the API's paths: restart the ` +
+        'service to serve them',
+    );
+  }
+  return project;
 }

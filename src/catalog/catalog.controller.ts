@@ -1,4 +1,4 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
@@ -7,8 +7,7 @@ import { CatalogService } from '@/catalog/catalog.service';
 import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
 import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT, currentPath } from '@/common/routes';
-import type { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 @ApiTags('catalog')
 @ApiProjectPath()
@@ -20,9 +19,9 @@ export class CatalogController {
 
   constructor(
     private readonly catalog: CatalogService,
-    @Inject(PROJECT) project: Project,
+    served: ServedProject,
   ) {
-    this.prefix = currentPath(project);
+    this.prefix = currentPath(served.current);
   }
 
   /**

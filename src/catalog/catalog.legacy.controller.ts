@@ -1,4 +1,4 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth, Public } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
@@ -8,7 +8,7 @@ import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api
 import { COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY, LEGACY_ROOT, legacyPath } from '@/common/routes';
 import type { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 /**
  * The legacy layout's project listing (which the 0.4 testing UI loads first) and data catalog. Their
@@ -20,11 +20,17 @@ import { PROJECT } from '@/project/project.tokens';
 export class CatalogLegacyController {
   private readonly prefix: string;
 
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
   constructor(
     private readonly catalog: CatalogService,
-    @Inject(PROJECT) private readonly project: Project,
+    private readonly served: ServedProject,
   ) {
-    this.prefix = legacyPath(project);
+    // The paths are fixed at start (a build may not rename the project).
+    this.prefix = legacyPath(served.current);
   }
 
   /** The served project with its major version and the legacy paths of its login and data catalog. */

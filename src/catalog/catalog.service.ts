@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, canOpen } from '@/core/scope';
 import { catalogConnections, catalogModels, declaredFields } from '@/catalog/catalog-detail';
@@ -9,7 +9,7 @@ import type { WidgetJson } from '@/core/parameters/widget-json';
 import type { DashboardSpec, DatasetSpec, Project } from '@/core/project/project';
 import { findModel } from '@/core/project/project';
 import type { SchemaField } from '@/datasets/result-shape';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 type Json = Record<string, unknown>;
 
@@ -32,17 +32,33 @@ export interface DataCatalog extends OpenItems {
 /** The data catalog: what the caller may open, and for administrators how it is made. */
 @Injectable()
 export class CatalogService {
-  private readonly lineage: LineageEdge[];
-  private readonly connections: Json[];
-  private readonly models: Json[];
+  /** What the administrators' catalog shows of a project, worked out once per project served. */
+  private readonly adminParts = new WeakMap<
+    Project,
+    { lineage: LineageEdge[]; connections: Json[]; models: Json[] }
+  >();
+
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
 
   constructor(
     private readonly parameters: ParametersService,
-    @Inject(PROJECT) private readonly project: Project,
-  ) {
-    this.lineage = projectLineage(project);
-    this.connections = catalogConnections(project);
-    this.models = catalogModels(project);
+    private readonly served: ServedProject,
+  ) {}
+
+  private adminPartsOf(project: Project) {
+    let parts = this.adminParts.get(project);
+    if (!parts) {
+      parts = {
+        lineage: projectLineage(project),
+        connections: catalogConnections(project),
+        models: catalogModels(project),
+      };
+      this.adminParts.set(project, parts);
+    }
+    return parts;
   }
 
   openItems(caller: Caller): OpenItems {
@@ -58,9 +74,9 @@ export class CatalogService {
       ...this.openItems(caller),
       parameters: catalog.widgets(catalog.names(), emptyParameterRequest(), callerView(caller)),
       fieldsOf: (dataset) => declaredFields(findModel(this.project, dataset.model)),
-      connections: caller.isAdmin ? this.connections : [],
-      models: caller.isAdmin ? this.models : [],
-      lineage: caller.isAdmin ? this.lineage : [],
+      connections: caller.isAdmin ? this.adminPartsOf(this.project).connections : [],
+      models: caller.isAdmin ? this.adminPartsOf(this.project).models : [],
+      lineage: caller.isAdmin ? this.adminPartsOf(this.project).lineage : [],
     };
   }
 }

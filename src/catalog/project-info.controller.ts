@@ -1,4 +1,4 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '@/common/access.decorators';
 import { ApiErrors, ApiJson, ApiProjectPath } from '@/common/api-docs';
@@ -7,13 +7,18 @@ import { CURRENT } from '@/common/routes';
 import { SERVICE_VERSION } from '@/common/service-version';
 import type { Project } from '@/core/project/project';
 import { projectVersion } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 @ApiTags('project')
 @ApiProjectPath()
 @Controller(CURRENT)
 export class ProjectInfoController {
-  constructor(@Inject(PROJECT) private readonly project: Project) {}
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
+  constructor(private readonly served: ServedProject) {}
 
   /** The project's name, version, label and description, and the version of this service. */
   @Public()

@@ -10,8 +10,7 @@ import { DashboardPages } from '@/dashboards/template/dashboard-pages';
 import { MetricsModule } from '@/metrics/metrics.module';
 import { MetricsService } from '@/metrics/metrics.service';
 import { ParametersModule } from '@/parameters/parameters.module';
-import type { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 @Module({
   imports: [MetricsModule, ParametersModule],
@@ -21,8 +20,8 @@ import { PROJECT } from '@/project/project.tokens';
     // Compiled at start-up: a template that does not compile stops the service with the file and line.
     {
       provide: DashboardPages,
-      inject: [PROJECT],
-      useFactory: (p: Project) => new DashboardPages(p),
+      inject: [ServedProject],
+      useFactory: (served: ServedProject) => new DashboardPages(served.current),
     },
     {
       provide: BrowserPool,

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
 import { calledDataset, datasetRequest, templateDataset } from '@/dashboards/dashboard-datasets';
@@ -22,7 +22,7 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView } from '@/core/parameters/selection-value';
 import { findItem } from '@/core/project/items';
 import type { DashboardFormat, DashboardSpec, Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 /** A rendered dashboard: the bytes and what they are. */
 export interface RenderedDashboard {
@@ -37,13 +37,33 @@ const PNG_VIEWPORT: PngOptions = { width: 1200, height: 800 };
 
 @Injectable()
 export class DashboardsService {
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
+  /** Each project's compiled templates: the start's (compiled by the module), then each build's. */
+  private readonly compiled = new WeakMap<Project, DashboardPages>();
+
   constructor(
     private readonly engine: Engine,
     private readonly parameters: ParametersService,
-    private readonly pages: DashboardPages,
+    pages: DashboardPages,
     private readonly pool: BrowserPool,
-    @Inject(PROJECT) private readonly project: Project,
-  ) {}
+    private readonly served: ServedProject,
+  ) {
+    this.compiled.set(served.current, pages);
+  }
+
+  /** The templates of the project served, compiled once per project. */
+  private get pages(): DashboardPages {
+    let pages = this.compiled.get(this.project);
+    if (!pages) {
+      pages = new DashboardPages(this.project);
+      this.compiled.set(this.project, pages);
+    }
+    return pages;
+  }
 
   /**
    * A dashboard by its configured name: the caller must be allowed to open

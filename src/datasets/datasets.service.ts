@@ -28,7 +28,7 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import { findItem } from '@/core/project/items';
 import { DatasetSpec, Project, findModel } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 /**
  * How a result is answered: `paged` reads the request's x_* built-ins (x_orientation, x_select, x_limit,
@@ -74,11 +74,16 @@ interface Keyed extends Resolved {
 
 @Injectable()
 export class DatasetsService {
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
   constructor(
     private readonly engine: Engine,
     private readonly parameters: ParametersService,
     private readonly cache: DatasetResultCache,
-    @Inject(PROJECT) private readonly project: Project,
+    private readonly served: ServedProject,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -1,11 +1,11 @@
-import { Controller, Get, Header, Inject, Req } from '@nestjs/common';
+import { Controller, Get, Header, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { NoAuth } from '@/common/access.decorators';
 import { CURRENT } from '@/common/routes';
 import { REDOC_POLICY, REDOC_SCRIPT, redocBundle, redocPage } from '@/docs/redoc-page';
 import type { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 const PAGES = ['redoc', `${CURRENT}/redoc`];
 
@@ -20,7 +20,12 @@ const PAGES = ['redoc', `${CURRENT}/redoc`];
 export class RedocController {
   private readonly bundle = redocBundle();
 
-  constructor(@Inject(PROJECT) private readonly project: Project) {}
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
+  constructor(private readonly served: ServedProject) {}
 
   @Get(PAGES)
   @Header('Content-Type', 'text/html; charset=utf-8')

@@ -1,17 +1,16 @@
 import { Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Engine } from '@/engine/engine';
-import type { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 @Global()
 @Module({
   providers: [
     {
       provide: Engine,
-      inject: [PROJECT, APP_CONFIG],
-      useFactory: (project: Project, config: AppConfig) =>
-        new Engine(project, {
+      inject: [ServedProject, APP_CONFIG],
+      useFactory: (served: ServedProject, config: AppConfig) =>
+        new Engine(served, {
           dataDir: config.dataDir,
           env: config.connectionEnv,
           maxRows: config.maxResultRows,

@@ -22,6 +22,8 @@ import {
 } from '@/engine/query/run-queries';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import type { Project } from '@/core/project/project';
+import { loadProject } from '@/core/project/project-loader';
+import { ServedProject } from '@/core/project/served-project';
 import type { ProjectProblem } from '@/core/project/project-errors';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { checkModels } from '@/engine/check/check-models';
@@ -42,6 +44,8 @@ export interface EngineOptions {
 
 /** Runs queries over the environment being built, before readers switch to it. */
 export interface BuiltQueries {
+  /** The project being built. */
+  project: Project;
   /** A template over seeds, sources and build models (`ref()` only); rows as objects. */
   query(sqlTemplate: string): Promise<Record<string, JsonValue>[]>;
   /** Plans every runtime and dbview model on it (see {@link checkModels}); the problems found. */
@@ -66,18 +70,43 @@ export class Engine {
   private readonly reads = new Map<string, ModelReads>();
   private building = false;
 
-  constructor(
-    readonly project: Project,
-    options: EngineOptions,
-  ) {
-    this.environments = new EnvironmentManager(options.dataDir);
+  private readonly served: ServedProject;
+
+  /**
+   * @param project the project to serve until an environment says otherwise: a build here switches to the
+   * project it was built from, and following another process's build reads the project folder again.
+   */
+  constructor(project: Project | ServedProject, options: EngineOptions) {
+    this.served = project instanceof ServedProject ? project : new ServedProject(project);
+    this.environments = new EnvironmentManager(options.dataDir, (environment) => {
+      environment.project ??= this.projectOnDisk();
+      this.served.replace(environment.project);
+      this.reads.clear();
+    });
     this.env = options.env ?? {};
-    this.connections = new ExternalConnections(project.connections, this.env, {
+    this.connections = new ExternalConnections(this.project.connections, this.env, {
       postgresPoolSize: options.postgresPoolSize ?? 5,
     });
     const maxRows = options.maxRows ?? 100_000;
     this.limits = { timeoutMs: options.queryTimeoutMs ?? 30_000, maxRows };
     this.buildLimits = { timeoutMs: options.buildQueryTimeoutMs ?? 300_000, maxRows };
+  }
+
+  /** The project served: the one the current environment was built from. */
+  get project(): Project {
+    return this.served.current;
+  }
+
+  /**
+   * The project folder as it is now, for a build another process made (from the same files: replicas
+   * serve one project); when it does not load, the project served so far.
+   */
+  private projectOnDisk(): Project {
+    try {
+      return loadProject(this.project.dir);
+    } catch {
+      return this.project;
+    }
   }
 
   /** Opens the environment built last, if any; false means a first build is needed. */
@@ -94,14 +123,21 @@ export class Engine {
     return this.connections.missingVariables();
   }
 
-  /** Builds a new environment and switches readers to it; one build at a time per process. */
-  async build(buildId: string, hooks: EngineBuildHooks = {}): Promise<BuildResult> {
+  /**
+   * Builds a new environment from `project` (by default the one served) and switches readers to both; one
+   * build at a time per process.
+   */
+  async build(
+    buildId: string,
+    hooks: EngineBuildHooks = {},
+    project: Project = this.project,
+  ): Promise<BuildResult> {
     if (this.building) throw new Error('a build is already running in this process');
     this.building = true;
     const { beforeSwitch } = hooks;
     try {
       return await runBuild(
-        this.project,
+        project,
         this.environments,
         this.connections,
         buildId,
@@ -111,8 +147,9 @@ export class Engine {
             beforeSwitch &&
             ((environment) =>
               beforeSwitch({
-                query: (sql) => queryBuilt(this.project, environment, sql, this.buildLimits),
-                checkModels: (catalog) => this.checkModelsOn(environment, catalog),
+                project,
+                query: (sql) => queryBuilt(project, environment, sql, this.buildLimits),
+                checkModels: (catalog) => this.checkModelsOn(project, environment, catalog),
               })),
         },
         this.env,
@@ -131,16 +168,19 @@ export class Engine {
 
   /** Plans every runtime and dbview model on the current environment: the problems found. */
   checkModels(catalog: ParameterCatalog): Promise<ProjectProblem[]> {
-    return this.environments.use((environment) => this.checkModelsOn(environment, catalog));
+    return this.environments.use((environment) =>
+      this.checkModelsOn(environment.project ?? this.project, environment, catalog),
+    );
   }
 
   private async checkModelsOn(
+    project: Project,
     environment: Environment,
     catalog: ParameterCatalog,
   ): Promise<ProjectProblem[]> {
     const connection = await environment.connect();
     try {
-      return await checkModels(this.project, catalog, {
+      return await checkModels(project, catalog, {
         duckdb: async (sql) => {
           // Prepared, not run: DuckDB parses, binds and plans it.
           const prepared = await connection.prepare(sql);

@@ -1,11 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { BuildQueue } from '@/builds/build-queue';
 import { BuildsService } from '@/builds/builds.service';
 import { Database } from '@/database/database';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
 import { Engine } from '@/engine/engine';
 import { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 export interface Check {
   status: 'up' | 'down';
@@ -41,13 +41,18 @@ async function probe(kind: string, run: () => Promise<unknown>): Promise<Check> 
 
 @Injectable()
 export class HealthService {
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
   constructor(
     private readonly database: Database,
     private readonly accessTokens: AccessTokensRepository,
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
     private readonly builds: BuildsService,
-    @Inject(PROJECT) private readonly project: Project,
+    private readonly served: ServedProject,
   ) {}
 
   async readiness(): Promise<Readiness> {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
 import { checkAtMostOneSelection } from '@/core/parameters/selection-request';
@@ -7,7 +7,7 @@ import { ParametersService } from '@/parameters/parameters.service';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 import { ItemKind, findItem } from '@/core/project/items';
 import type { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 /** Limits an endpoint sets on a dataset's or dashboard's parameters request. */
 export interface ItemParametersOptions {
@@ -18,9 +18,14 @@ export interface ItemParametersOptions {
 /** What the parameters endpoints answer: the widgets of the project, a dataset or a dashboard. */
 @Injectable()
 export class ParameterWidgetsService {
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
   constructor(
     private readonly parameters: ParametersService,
-    @Inject(PROJECT) private readonly project: Project,
+    private readonly served: ServedProject,
   ) {}
 
   /** `P/parameters`: every parameter of the project, in the project's order. */

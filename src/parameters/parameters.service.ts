@@ -1,12 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Engine } from '@/engine/engine';
 import type { BuiltQueries } from '@/engine/engine';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
 import type { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 
 interface Resolved {
+  project: Project;
   environmentId: string | undefined;
   catalog: ParameterCatalog;
 }
@@ -19,27 +20,45 @@ interface Resolved {
 export class ParametersService {
   private resolved?: Resolved;
   private resolving?: Promise<Resolved>;
-  private readonly queries: { parameter: string; sql: string }[];
+  private readonly queries = new WeakMap<Project, { parameter: string; sql: string }[]>();
+
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
 
   constructor(
     private readonly engine: Engine,
-    @Inject(PROJECT) private readonly project: Project,
-  ) {
-    this.queries = parameterQueries(project.parameters);
+    private readonly served: ServedProject,
+  ) {}
+
+  /** The option and bounds queries of the project served, worked out once per project. */
+  private queriesOf(project: Project): { parameter: string; sql: string }[] {
+    let queries = this.queries.get(project);
+    if (!queries) {
+      queries = parameterQueries(project.parameters);
+      this.queries.set(project, queries);
+    }
+    return queries;
   }
 
   /** The catalog for the current environment; 503 not_ready before the first build when queries need one. */
   async catalog(): Promise<ParameterCatalog> {
+    const project = this.project;
     const environmentId =
-      this.queries.length === 0
+      this.queriesOf(project).length === 0
         ? undefined
         : (this.engine.environments.freshId() ?? (await this.currentEnvironment()));
-    if (this.resolved && this.resolved.environmentId === environmentId)
-      return this.resolved.catalog;
+    // Following another process's build may have brought its project too: start again with it.
+    if (this.project !== project) return this.catalog();
+    const resolved = this.resolved;
+    if (resolved && resolved.project === project && resolved.environmentId === environmentId) {
+      return resolved.catalog;
+    }
     // Kept once resolved: without it, a process that did not build itself (a restart, a second process)
     // ran every option query again on every request.
-    this.resolving ??= this.resolve(environmentId, (sql) => this.engine.queryBuilt(sql))
-      .then((resolved) => (this.resolved = resolved))
+    this.resolving ??= this.resolve(project, environmentId, (sql) => this.engine.queryBuilt(sql))
+      .then((done) => (this.resolved = done))
       .finally(() => {
         this.resolving = undefined;
       });
@@ -47,11 +66,12 @@ export class ParametersService {
   }
 
   /**
-   * Runs the option and bounds queries on an environment being built, before it is switched in: a query
-   * that fails or yields invalid options fails the build, and the previous environment keeps serving.
+   * Runs the option and bounds queries of the project being built on its new environment, before it is
+   * switched in: a query that fails or yields invalid options fails the build, and the previous project and
+   * environment keep serving.
    */
   async prepareFor(environmentId: string, built: BuiltQueries): Promise<ParameterCatalog> {
-    this.resolved = await this.resolve(environmentId, (sql) => built.query(sql));
+    this.resolved = await this.resolve(built.project, environmentId, (sql) => built.query(sql));
     return this.resolved.catalog;
   }
 
@@ -61,9 +81,10 @@ export class ParametersService {
   }
 
   private async resolve(
+    project: Project,
     environmentId: string | undefined,
     query: (sql: string) => Promise<Record<string, unknown>[]>,
   ): Promise<Resolved> {
-    return { environmentId, catalog: await buildCatalog(this.project, query) };
+    return { project, environmentId, catalog: await buildCatalog(project, query) };
   }
 }

@@ -1,17 +1,17 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/config';
-import { PROJECT } from '@/project/project.tokens';
 import { loadProject } from '@/core/project/project-loader';
+import { ServedProject } from '@/core/project/served-project';
 
 @Global()
 @Module({
   providers: [
     {
-      provide: PROJECT,
+      provide: ServedProject,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => loadProject(config.projectDir),
+      useFactory: (config: AppConfig) => new ServedProject(loadProject(config.projectDir)),
     },
   ],
-  exports: [PROJECT],
+  exports: [ServedProject],
 })
 export class ProjectModule {}

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentCaller, Public } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
@@ -6,7 +6,7 @@ import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import type { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 import { toUserJson, userFieldDescriptors } from '@/users/users.mapper';
 import { UsersService } from '@/users/users.service';
 
@@ -17,9 +17,14 @@ import { UsersService } from '@/users/users.service';
 @ApiErrors(...COMMON_ERRORS)
 @Controller(CURRENT)
 export class UsersController {
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
   constructor(
     private readonly users: UsersService,
-    @Inject(PROJECT) private readonly project: Project,
+    private readonly served: ServedProject,
   ) {}
 
   /** The user fields: `username`, `is_admin`, then the project's own, with type, required and default. */

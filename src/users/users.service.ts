@@ -5,7 +5,7 @@ import { DomainError, ForbiddenError } from '@/core/errors';
 import { JsonLogger } from '@/common/json-logger';
 import { SECRETS, Secrets } from '@/config/secrets';
 import type { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 import { hashPassword, verifyPassword } from '@/users/passwords';
 import {
   InvalidUserError,
@@ -20,9 +20,14 @@ export const ADMIN = 'admin';
 
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
   constructor(
     private readonly users: UsersRepository,
-    @Inject(PROJECT) private readonly project: Project,
+    private readonly served: ServedProject,
     @Inject(SECRETS) private readonly secrets: Secrets,
     private readonly logger: JsonLogger,
     private readonly audit: AuditService,

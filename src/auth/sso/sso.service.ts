@@ -9,7 +9,7 @@ import { JsonLogger } from '@/common/json-logger';
 import { clientAddress } from '@/common/client-address';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Project } from '@/core/project/project';
-import { PROJECT } from '@/project/project.tokens';
+import { ServedProject } from '@/core/project/served-project';
 import { USERNAME } from '@/users/user-fields.rules';
 import { UsersRepository } from '@/database/tables/users.repository';
 
@@ -21,11 +21,16 @@ import { UsersRepository } from '@/database/tables/users.repository';
 export class SsoService implements OnModuleInit {
   private readonly oidc?: OidcVerifier;
 
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
   constructor(
     private readonly users: UsersRepository,
     private readonly logger: JsonLogger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(PROJECT) private readonly project: Project,
+    private readonly served: ServedProject,
   ) {
     if (config.sso.oidc) this.oidc = new OidcVerifier(config.sso.oidc);
   }

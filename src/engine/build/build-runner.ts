@@ -144,6 +144,7 @@ export async function runBuild(
         throw failure;
       }
     }
+    environment.project = project;
     manager.install(environment);
     return { buildId, file, models, durationMs: Math.round(performance.now() - started) };
   } catch (error) {

@@ -33,7 +33,14 @@ export class EnvironmentManager {
   private refreshing?: Promise<void>;
   private unavailable?: string;
 
-  constructor(dataDir: string) {
+  /**
+   * @param switched told of every environment readers switch to (built here or followed), before any
+   * reader gets it: the engine serves that environment's project from then on.
+   */
+  constructor(
+    dataDir: string,
+    private readonly switched: (environment: Environment) => void = () => undefined,
+  ) {
     this.dir = join(dataDir, 'environments');
   }
 
@@ -130,6 +137,7 @@ export class EnvironmentManager {
 
   private swap(environment: Environment): void {
     const previous = this.current;
+    this.switched(environment);
     this.current = environment;
     if (previous && previous !== environment) previous.retire();
   }

@@ -1,3 +1,4 @@
+import type { Project } from '@/core/project/project';
 import { rmSync } from 'node:fs';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 
@@ -33,6 +34,11 @@ export class Environment {
   private retired = false;
   private deleteWhenUnused = false;
   private closed = false;
+  /**
+   * The project this environment was built from and is served with: set by the build that made it, or, for
+   * a build another process made, read from the project folder when this process follows it.
+   */
+  project?: Project;
 
   private constructor(
     readonly id: string,

@@ -1,2 +1,0 @@
-/** Injection token of the loaded {@link Project}. */
-export const PROJECT = Symbol('PROJECT');
