@@ -39,6 +39,16 @@ async function main(): Promise<void> {
   try {
     const app = await createApp(config, logger);
     installShutdown(app, logger, config.shutdownTimeoutMs);
+    // SIGHUP rebuilds, reading the project folder again (what `drey dev` sends on a change).
+    const { BuildsService } = await import('./builds/builds.service');
+    process.on(
+      'SIGHUP',
+      () =>
+        void app
+          .get(BuildsService)
+          .rebuild('SIGHUP')
+          .catch(() => undefined),
+    );
     await app.listen(config.port, config.host);
     const { startupSummary } = await import('./startup-summary');
     await startupSummary(app, config, logger, envFile);

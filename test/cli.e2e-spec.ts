@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Api, P } from './support/api';
-import { EXAMPLE_PROJECT, REPO_ROOT, TestServer, startServer } from './support/server';
-import { tempDir } from './support/services';
+import { EXAMPLE_PROJECT, REPO_ROOT, TestServer, baseEnv, startServer } from './support/server';
+import { createTestDatabase, tempDir } from './support/services';
 
 const CLI = join(REPO_ROOT, 'dist', 'cli', 'drey.js');
 
@@ -122,4 +122,70 @@ describe('the drey command line, as a process', () => {
       dir.remove();
     }
   });
+
+  it('drey dev serves the project, rebuilds it on a change, and prints problems instead of building them', async () => {
+    const dir = tempDir();
+    const project = join(dir.path, 'project');
+    cpSync(EXAMPLE_PROJECT, project, { recursive: true });
+    const database = await createTestDatabase();
+    const env = baseEnv(join(dir.path, 'data'), database.url, { PROJECT_DIR: project });
+    const child = spawn(process.execPath, [CLI, 'dev'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    const logs: Record<string, unknown>[] = [];
+    let stderr = '';
+    let buffer = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk;
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines)
+        if (line.startsWith('{')) logs.push(JSON.parse(line) as Record<string, unknown>);
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const waitFor = async (what: () => boolean, ms = 30000) => {
+      const deadline = Date.now() + ms;
+      while (!what()) {
+        if (Date.now() > deadline) throw new Error(`timed out; stderr: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const builds = () => logs.filter((line) => line.msg === 'build succeeded').length;
+    try {
+      await waitFor(() => builds() === 1 && logs.some((line) => line.msg === 'listening'));
+      const url = String(logs.find((line) => line.msg === 'listening')?.url);
+      const api = new Api(url);
+      const fields = async () =>
+        (
+          (await api.get(`${P}/datasets/expenses_by_month/results`)).body.schema.fields as {
+            name: string;
+          }[]
+        ).map((field) => field.name);
+      expect(await fields()).toEqual(['month', 'total_amount']);
+
+      const sql = join(project, 'models', 'expenses_by_month.sql');
+      const original = readFileSync(sql, 'utf8');
+      writeFileSync(
+        sql,
+        original.replace(
+          'sum(amount) AS total_amount',
+          'sum(amount) AS total_amount, count(*) AS n',
+        ),
+      );
+      await waitFor(() => builds() === 2);
+      expect(await fields()).toEqual(['month', 'total_amount', 'n']);
+
+      writeFileSync(sql, original.replace('sum(amount)', 'sum(amout)'));
+      await waitFor(() => stderr.includes('not rebuilt'));
+      expect(stderr).toContain('models/expenses_by_month.sql at line 1, column 19');
+      expect(builds()).toBe(2);
+      expect(await fields()).toEqual(['month', 'total_amount', 'n']);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('close', resolve));
+      await database.drop();
+      dir.remove();
+    }
+  }, 90000);
 });

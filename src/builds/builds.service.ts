@@ -72,6 +72,22 @@ export class BuildsService implements OnApplicationBootstrap {
     }
   }
 
+  /**
+   * A build asked for by the operator (SIGHUP, `drey dev`), not through the API: queued like any other,
+   * its outcome logged. False when another build is queued or running.
+   */
+  async rebuild(reason: string): Promise<boolean> {
+    const submission = await this.submit(null);
+    if (!submission) {
+      this.logger.emit('warn', 'build not started: another one is queued or running', { reason });
+      return false;
+    }
+    this.logger.emit('info', 'build requested', { buildId: submission.buildId, reason });
+    // The runner logs the outcome; the history has it too.
+    submission.done.catch(() => undefined);
+    return true;
+  }
+
   /** `POST P/build`: queues a build and waits for it. 400 while another is queued or running. */
   async build(caller: Caller): Promise<void> {
     const submission = await this.submit(caller.username);

@@ -1,6 +1,6 @@
 import { parseArgs as parseNodeArgs, ParseArgsConfig } from 'node:util';
 
-export type Command = 'validate' | 'build' | 'compile' | 'run' | 'reset-password' | 'help';
+export type Command = 'validate' | 'build' | 'compile' | 'run' | 'dev' | 'reset-password' | 'help';
 
 export type RowFormat = 'table' | 'csv' | 'json';
 
@@ -42,6 +42,7 @@ Commands:
   build                        build the data environment under DATA_DIR
   compile <dataset>            print the SQL each model of the dataset runs, and the bound values
   run <dataset>                run the dataset with selections and print its rows
+  dev                          serve the project and rebuild it whenever its files change
   users reset-password <name>  set a user's password in the service's database
   help [command]               this text, or a command's
 
@@ -80,6 +81,13 @@ ${PROJECT_OPTION}
 ${CALLER_OPTIONS}
   --format table|csv|json    how rows are printed (default: table)
   --limit N                  print at most N rows (default: 100; a table says how many more there were)`,
+  dev: `Usage: npm run drey -- dev [--project DIR]     (or: npm run dev)
+
+Serves the project as \`npm start\` does and watches its folder. After each change (files saved within
+300 ms count as one) the project is checked whole, as \`validate\` does: its problems are printed and the
+last good build goes on serving, or the server rebuilds (it reads the folder again) and serves the change.
+
+${PROJECT_OPTION}`,
   'reset-password': `Usage: npm run drey -- users reset-password <name> [--password-stdin]
 
 Sets the password of user <name> in the service's database (DATABASE_URL, or the embedded database under
@@ -115,6 +123,7 @@ const TAKES: Record<Exclude<Command, 'help'>, (keyof typeof OPTIONS)[]> = {
   build: ['project'],
   compile: ['project', 'param', 'user', 'admin', 'user-field'],
   run: ['project', 'param', 'user', 'admin', 'user-field', 'format', 'limit'],
+  dev: ['project'],
   'reset-password': ['password-stdin'],
 };
 
@@ -132,7 +141,7 @@ function commandOf(words: string[]): { command: Command; rest: string[] } {
       second === undefined ? 'users needs a subcommand' : `unknown users command "${second}"`,
     );
   }
-  if (['validate', 'build', 'compile', 'run', 'help'].includes(first)) {
+  if (['validate', 'build', 'compile', 'run', 'dev', 'help'].includes(first)) {
     return { command: first as Command, rest: second === undefined ? rest : [second, ...rest] };
   }
   throw new UsageError(`unknown command "${first}"`);

@@ -19,6 +19,15 @@ import type { UserField } from '@/core/project/user-fields';
 
 export interface Output {
   out(line: string): void;
+  /** On a terminal: redraws one status line in place (a progress bar); absent otherwise. */
+  status?(line: string): void;
+}
+
+/** `[#######-------]  3/7  seed expenses  1.2 s` */
+function progressBar(done: number, total: number, what: string, seconds: number): string {
+  const width = 24;
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}  ${what}  ${seconds.toFixed(1)} s`;
 }
 
 /**
@@ -70,19 +79,32 @@ export async function build(
   try {
     await engine.open();
     const buildId = `cli-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const started = Date.now();
     const result = await engine.build(buildId, {
       beforeSwitch: async (built) => {
         const catalog = await buildCatalog(project, (sql) => built.query(sql));
         throwIfProblems(await built.checkModels(catalog));
       },
       onProgress: (step) => {
-        if (step.status === 'done') {
+        const seconds = (Date.now() - started) / 1000;
+        if (output.status) {
+          const done = step.status === 'done' ? step.step : step.step - 1;
+          output.status(progressBar(done, step.steps, `${step.kind} ${step.model}`, seconds));
+        } else if (step.status === 'done') {
           output.out(
             `[${step.step}/${step.steps}] ${step.kind} ${step.model}: ${step.rows} rows in ${step.durationMs} ms`,
           );
         }
       },
     });
+    output.status?.('');
+    for (const model of result.models) {
+      if (output.status) {
+        output.out(
+          `  ${model.kind} ${model.model}: ${model.rows} rows in ${Math.round(model.durationMs)} ms`,
+        );
+      }
+    }
     output.out(
       `Built ${result.file} in ${result.durationMs} ms; it is now the current environment.`,
     );

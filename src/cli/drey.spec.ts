@@ -156,6 +156,28 @@ describe('drey CLI', () => {
     expect(result.out).toContain('[1/1] build orders: 500 rows in');
   });
 
+  it('draws a progress bar on a terminal while it builds, then lists each model', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'drey-cli-bar-'));
+    const out: string[] = [];
+    const bar: string[] = [];
+    const code = await main(
+      ['build'],
+      { PROJECT_DIR: EXAMPLE, DATA_DIR: dataDir },
+      {
+        out: (line) => out.push(line),
+        err: () => undefined,
+        status: (line) => bar.push(line),
+      },
+    );
+    rmSync(dataDir, { recursive: true, force: true });
+    expect(code).toBe(0);
+    expect(bar[0]).toMatch(/^\[-{24}\] 0\/4  seed categories  \d+\.\d s$/);
+    expect(bar).toContain(bar.find((line) => /^\[#{24}\] 4\/4  build expense_details/.test(line)));
+    expect(bar.at(-1)).toBe('');
+    expect(out[0]).toMatch(/^  seed categories: 5 rows in \d+ ms$/);
+    expect(out.at(-1)).toMatch(/^Built .* it is now the current environment\.$/);
+  });
+
   it('explains its usage on a bad command line', async () => {
     const result = await run(['compil']);
     expect(result.code).toBe(2);

@@ -35,6 +35,12 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
       await resetPassword(config, args, output);
       return EXIT.ok;
     }
+    if (args.command === 'dev') {
+      const { dev } = await import('./dev-command');
+      const projectDir = args.project ? resolve(args.project) : config.projectDir;
+      loadProject(projectDir);
+      return await dev(projectDir, env, output);
+    }
     await projectCommand(args, config.projectDir, { dataDir: config.dataDir, env }, output);
     return EXIT.ok;
   } catch (error) {
@@ -65,6 +71,7 @@ async function projectCommand(
     case 'run':
       return run(project, args, options, output);
     case 'help':
+    case 'dev':
     case 'reset-password':
       throw new Error(`${args.command} does not work on the project`);
   }
@@ -88,6 +95,8 @@ if (require.main === module) {
   void main(process.argv.slice(2), process.env, {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
+    // A progress bar redrawn in place, on a terminal only (a log file gets one line per model).
+    status: process.stderr.isTTY ? (line) => process.stderr.write(`\r\x1b[K${line}`) : undefined,
     readInput: readStdin,
   }).then((code) => {
     process.exitCode = code;
