@@ -267,7 +267,7 @@ describe('a build reloads the whole project', () => {
       const reply = await api.request('POST', `${P}/build`, { token: admin });
       expect(reply.status).toBe(500);
       expect(reply.body.message).toMatch(
-        /^The project is invalid \(1 problem\):\n  project\.yml at datasets/,
+        /^The project is invalid \(1 problem\):\n {2}project\.yml at datasets/,
       );
       expect((await months(api)).schema.fields.map((field) => field.name)).toContain(
         'expense_count',

@@ -171,10 +171,10 @@ describe('drey CLI', () => {
     );
     rmSync(dataDir, { recursive: true, force: true });
     expect(code).toBe(0);
-    expect(bar[0]).toMatch(/^\[-{24}\] 0\/4  seed categories  \d+\.\d s$/);
-    expect(bar).toContain(bar.find((line) => /^\[#{24}\] 4\/4  build expense_details/.test(line)));
+    expect(bar[0]).toMatch(/^\[-{24}\] 0\/4 {2}seed categories {2}\d+\.\d s$/);
+    expect(bar).toContain(bar.find((line) => /^\[#{24}\] 4\/4 {2}build expense_details/.test(line)));
     expect(bar.at(-1)).toBe('');
-    expect(out[0]).toMatch(/^  seed categories: 5 rows in \d+ ms$/);
+    expect(out[0]).toMatch(/^ {2}seed categories: 5 rows in \d+ ms$/);
     expect(out.at(-1)).toMatch(/^Built .* it is now the current environment\.$/);
   });
 
