@@ -32,8 +32,9 @@ function progressBar(done: number, total: number, what: string, seconds: number)
 
 /**
  * Builds the project in a scratch folder (its seeds, sources and build models, as a build does) and plans
- * every runtime and dbview model on it for the default selections: every problem at once, with its file,
- * line and column, thrown as the loader's `ProjectError`; nothing is kept.
+ * every runtime and dbview model on it (default selections, then each option of each select parameter):
+ * every problem at once, with its file, line and column, thrown as the loader's `ProjectError`; nothing is
+ * kept.
  */
 export async function checkSql(project: Project, env: Env): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'drey-validate-'));

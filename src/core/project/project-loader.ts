@@ -67,6 +67,8 @@ export function loadProject(dirInput: string): Project {
   const parameters = parseParameterNames(at, manifest.parameters);
 
   const models = orderModels(loadModelFiles(dir, problems), connections, problems);
+  // A model file that does not parse leaves its model out: what names it would only repeat that problem.
+  if (problems.unparsed) problems.throwIfAny();
   const modelNames = new Set(models.map((model) => model.name));
   const datasets = parseDatasets(at, manifest.datasets, parameters.names, modelNames);
   const rawDatasets = Array.isArray(manifest.datasets) ? (manifest.datasets as unknown[]) : [];

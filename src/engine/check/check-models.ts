@@ -3,9 +3,13 @@ import { parseQuerySelections } from '@/core/parameters/selection-request';
 import type { CallerView } from '@/core/parameters/selection-value';
 import { ProjectError, ProjectProblem } from '@/core/project/project-errors';
 import { findModel, Project } from '@/core/project/project';
-import { parseEngineError, sourcePosition } from '@/engine/check/engine-error-position';
+import {
+  parseEngineError,
+  sourcePosition,
+  statementStart,
+} from '@/engine/check/engine-error-position';
 import type { BoundValue } from '@/engine/templating/bound-value';
-import { composeModel, ComposedQuery } from '@/engine/query/model-sql';
+import { composeModel, ComposedQuery, RequestValues } from '@/engine/query/model-sql';
 
 /** Asks an engine to plan a statement without running it; rejects with the engine's error. */
 export interface Planner {
@@ -15,18 +19,71 @@ export interface Planner {
   connection(name: string, sql: string, binds: BoundValue[]): Promise<void>;
 }
 
-/** The caller a check renders for: anonymous, with the user fields' defaults. */
-function checkCaller(project: Project): CallerView {
+/**
+ * The callers a check renders for: anonymous with the user fields' defaults, then an administrator with
+ * each value of each enumerated user field (a model or an option may depend on them).
+ */
+function checkCallers(project: Project): CallerView[] {
   const fields: CallerView['fields'] = {};
   for (const field of project.userFields) fields[field.name] = field.default ?? null;
-  return { username: null, isAdmin: false, fields };
+  const callers: CallerView[] = [
+    { username: null, isAdmin: false, fields },
+    { username: 'drey-check', isAdmin: true, fields },
+  ];
+  for (const field of project.userFields) {
+    for (const value of field.enum ?? []) {
+      if (value === fields[field.name]) continue;
+      callers.push({
+        username: 'drey-check',
+        isAdmin: true,
+        fields: { ...fields, [field.name]: value },
+      });
+    }
+  }
+  return callers;
 }
 
 /**
- * Renders every runtime and dbview model for the default selections of every parameter and asks the engine
- * to plan it, without running it: an unknown column, table or function, or a syntax error, is a problem
- * naming the model's file, the line and column in it (when the rendered line is found in the template) and
- * the engine's message. Every problem is returned, not only the first. (Build models are planned when they
+ * Requests to render with: the defaults, then each option of each single select and all options of each
+ * multi select (an option's custom fields and an `if` on a selection change the SQL a model renders).
+ */
+function requestVariants(catalog: ParameterCatalog): Record<string, string[]>[] {
+  const variants: Record<string, string[]>[] = [{}];
+  for (const name of catalog.names()) {
+    const definition = catalog.definition(name);
+    if (definition?.kind !== 'select' || definition.options.length === 0) continue;
+    const ids = definition.options.map((option) => option.id);
+    if (definition.widget === 'multi_select') variants.push({ [name]: ids });
+    else ids.forEach((id) => variants.push({ [name]: [id] }));
+  }
+  return variants;
+}
+
+/** Each caller with each variant the catalog accepts for them (an option limited to some users is not). */
+function requestsToCheck(project: Project, catalog: ParameterCatalog): RequestValues[] {
+  const names = project.parameters.map((parameter) => parameter.name);
+  const requests: RequestValues[] = [];
+  for (const caller of checkCallers(project)) {
+    for (const variant of requestVariants(catalog)) {
+      try {
+        requests.push({
+          selections: catalog.selections(names, parseQuerySelections(variant), caller),
+          caller,
+        });
+      } catch {
+        // Not a selection this caller can make (or the defaults themselves are refused): nothing to plan.
+      }
+    }
+  }
+  return requests;
+}
+
+/**
+ * Renders every runtime and dbview model for the default selections of every parameter, then for each option
+ * of each select parameter (and for an administrator with each value of each enumerated user field), and
+ * asks the engine to plan it, without running it: an unknown column, table or function, or a syntax error,
+ * is a problem naming the model's file, the line and column in it (when the rendered line is found in the
+ * template; else the line where the model's statement starts) and the engine's message. Every problem is returned, not only the first. (Build models are planned when they
  * are built; seeds have no SQL.)
  */
 export async function checkModels(
@@ -34,35 +91,38 @@ export async function checkModels(
   catalog: ParameterCatalog,
   planner: Planner,
 ): Promise<ProjectProblem[]> {
-  const caller = checkCaller(project);
-  const selections = catalog.selections(
-    project.parameters.map((parameter) => parameter.name),
-    parseQuerySelections({}),
-    caller,
-  );
+  const requests = requestsToCheck(project, catalog);
   const problems: ProjectProblem[] = [];
   const seen = new Set<string>();
   for (const model of project.models) {
     if (model.kind !== 'runtime' && model.kind !== 'dbview') continue;
-    let composed: ComposedQuery;
-    try {
-      composed = composeModel(project, model.name, { selections, caller });
-    } catch (error) {
-      problems.push({ file: model.sqlFile, path: '', message: messageOf(error) });
-      continue;
-    }
-    try {
-      if (composed.target.kind === 'connection') {
-        await planner.connection(composed.target.connection, composed.sql, composed.binds);
-      } else {
-        await planner.duckdb(composed.sql);
+    const planned = new Set<string>();
+    for (const request of requests) {
+      let composed: ComposedQuery;
+      try {
+        composed = composeModel(project, model.name, request);
+      } catch (error) {
+        problems.push({ file: model.sqlFile, path: '', message: messageOf(error) });
+        break;
       }
-    } catch (error) {
-      const problem = locate(project, composed, messageOf(error), model.sqlFile);
-      const key = `${problem.file}|${problem.path}|${problem.message}`;
-      // A model read by others fails in their statements too: reported once, at its own file.
-      if (!seen.has(key)) problems.push(problem);
-      seen.add(key);
+      // Most variants render the same statement: each one is planned once.
+      if (planned.has(composed.sql)) continue;
+      planned.add(composed.sql);
+      try {
+        if (composed.target.kind === 'connection') {
+          await planner.connection(composed.target.connection, composed.sql, composed.binds);
+        } else {
+          await planner.duckdb(composed.sql);
+        }
+      } catch (error) {
+        const problem = locate(project, composed, messageOf(error), model);
+        const key = `${problem.file}|${problem.path}|${problem.message}`;
+        // A model read by others fails in their statements too: reported once, at its own file.
+        if (!seen.has(key)) problems.push(problem);
+        seen.add(key);
+        // One problem of a model at a time: the variants after it mostly repeat it.
+        break;
+      }
     }
   }
   return problems;
@@ -73,10 +133,19 @@ function locate(
   project: Project,
   composed: ComposedQuery,
   error: string,
-  fallbackFile: string,
+  main: { sqlFile: string; sql: string },
 ): ProjectProblem {
-  const { message, line, column } = parseEngineError(error, composed.sql);
-  if (line === undefined) return { file: fallbackFile, path: '', message };
+  const parsed = parseEngineError(error, composed.sql);
+  const { message } = parsed;
+  let { line, column } = parsed;
+  // The parser says where only in words when the statement stops too early: at its end.
+  if (line === undefined && /at end of input/.test(message)) {
+    const lines = composed.sql.split('\n');
+    line = lines.length;
+    column = lines[lines.length - 1].length + 1;
+  }
+  const unplaced = { file: main.sqlFile, path: `line ${statementStart(main.sql)}`, message };
+  if (line === undefined) return unplaced;
   // The statement is the parts (the models it reads, as CTEs, then the model itself) as rendered.
   for (const part of composed.parts) {
     const start = composed.sql.indexOf(part.sql);
@@ -92,11 +161,13 @@ function locate(
         : sourcePosition(part.sql, line - first + 1, column, model.sql);
     return {
       file: model.sqlFile,
-      path: place ? `line ${place.line}, column ${place.column}` : '',
+      path: place
+        ? `line ${place.line}, column ${place.column}`
+        : `line ${statementStart(model.sql)}`,
       message,
     };
   }
-  return { file: fallbackFile, path: '', message };
+  return unplaced;
 }
 
 function messageOf(error: unknown): string {

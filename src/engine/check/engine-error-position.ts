@@ -78,3 +78,15 @@ export function sourcePosition(
   if (holding.length !== 1) return undefined;
   return { line: holding[0] + 1, column: (pattern.exec(lines[holding[0]])?.index ?? 0) + 1 };
 }
+
+const TAG = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}|\{#[\s\S]*?#\}/g;
+
+/**
+ * The first line of a template with SQL on it (not blank, not only a comment or a tag): where a problem the
+ * engine gives no place for is reported.
+ */
+export function statementStart(template: string): number {
+  const lines = template.replace(TAG, (tag) => tag.replace(/[^\n]/g, ' ')).split('\n');
+  const index = lines.findIndex((line) => line.trim() !== '' && !line.trim().startsWith('--'));
+  return index < 0 ? 1 : index + 1;
+}
