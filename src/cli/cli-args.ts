@@ -55,7 +55,8 @@ const HELP: Record<Exclude<Command, 'help'>, string> = {
   validate: `Usage: npm run drey -- validate [--project DIR]
 
 Loads the project and checks it whole: its YAML, templates and parameters, and the SQL of every model,
-which the engine plans (without running it) for the default selections. Prints every problem at once,
+which the engine plans (without running it) for the default selections and each option of its
+select parameters. Prints every problem at once,
 with its file, line and column, and exits 1; or a summary of the project and exits 0.
 
 ${PROJECT_OPTION}`,
