@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Histogram } from 'prom-client';
 import type { BuildJob } from '@/builds/build-queue';
 import { JsonLogger } from '@/common/json-logger';
+import { EnvironmentSync } from '@/builds/environment-sync.service';
 import type { BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import { BuildError, type BuildProgress } from '@/engine/build/build-runner';
@@ -28,6 +29,7 @@ export class BuildRunner {
     private readonly engine: Engine,
     private readonly parameters: ParametersService,
     private readonly logger: JsonLogger,
+    private readonly sync: EnvironmentSync,
     metrics: MetricsService,
   ) {
     this.durations = new Histogram({
@@ -69,6 +71,8 @@ export class BuildRunner {
         project,
       );
       await tracker.settled();
+      // Before the build is said done: the other replicas switch within a poll of its end.
+      await this.sync.publish(buildId, result.file);
       await this.runs.markSucceeded(
         buildId,
         result.file.split('/').pop() ?? null,

@@ -7,6 +7,7 @@ import { BuildRunner } from '@/builds/build-runner.service';
 import { BullBuildQueue } from '@/builds/bullmq-build-queue';
 import { BuildsProcessor } from '@/builds/builds.processor';
 import { BuildsService } from '@/builds/builds.service';
+import { EnvironmentSync } from '@/builds/environment-sync.service';
 import { redisConnection } from '@/common/redis';
 import type { AppConfig } from '@/config/config';
 import { MetricsModule } from '@/metrics/metrics.module';
@@ -22,6 +23,7 @@ import { ParametersModule } from '@/parameters/parameters.module';
   providers: [
     BuildRunner,
     BuildsService,
+    EnvironmentSync,
     BuildsProcessor,
     {
       provide: BuildQueue,

@@ -10,6 +10,7 @@ import { JsonLogger } from '@/common/json-logger';
 import type { BuildRun } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import { Engine } from '@/engine/engine';
+import { EnvironmentSync } from '@/builds/environment-sync.service';
 import { ParametersService } from '@/parameters/parameters.service';
 import { ProjectError } from '@/core/project/project-errors';
 import { MetricsService } from '@/metrics/metrics.service';
@@ -28,6 +29,7 @@ export class BuildsService implements OnApplicationBootstrap {
     private readonly runs: BuildRunsRepository,
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
+    private readonly sync: EnvironmentSync,
     private readonly parameters: ParametersService,
     private readonly audit: AuditService,
     private readonly logger: JsonLogger,
@@ -45,6 +47,8 @@ export class BuildsService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.markInterrupted();
+    // A build published while this process was away (or before its DATA_DIR existed) is served first.
+    await this.sync.catchUp();
     if (this.engine.ready) {
       // Served from an earlier build: the project's SQL (perhaps edited since) must still plan on it.
       const problems = await this.engine.checkModels(await this.parameters.catalog());

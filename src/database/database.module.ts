@@ -5,6 +5,7 @@ import { Database } from '@/database/database';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
+import { EnvironmentStore } from '@/database/tables/environment-store';
 import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
 import { UsersRepository } from '@/database/tables/users.repository';
 
@@ -15,6 +16,7 @@ const REPOSITORIES = [
   LoginFailuresRepository,
   AuditEventsRepository,
   BuildRunsRepository,
+  EnvironmentStore,
 ];
 
 @Global()

@@ -7,6 +7,7 @@ import { BuildRuns1763800000000 } from '@/database/migrations/1763800000000-buil
 import { UsersAndTokens1763800100000 } from '@/database/migrations/1763800100000-users-and-tokens';
 import { AuditEvents1763800200000 } from '@/database/migrations/1763800200000-audit-events';
 import { BuildProgress1764000000000 } from '@/database/migrations/1764000000000-build-progress';
+import { EnvironmentStore1764000100000 } from '@/database/migrations/1764000100000-environment-store';
 
 /** Every entity and every migration, in order. A test fails when the two disagree. */
 export const ENTITIES = [BuildRun, User, AccessToken, LoginFailure, AuditEvent];
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   UsersAndTokens1763800100000,
   AuditEvents1763800200000,
   BuildProgress1764000000000,
+  EnvironmentStore1764000100000,
 ];

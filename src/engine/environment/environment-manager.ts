@@ -4,6 +4,7 @@ import {
   readFileSync,
   readdirSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -110,6 +111,30 @@ export class EnvironmentManager {
     renameSync(temporary, pointer);
     this.pointerStamp = this.stamp();
     this.swap(environment);
+  }
+
+  /**
+   * Makes a build made elsewhere the current one here: `write` puts its file at the path it is given (a
+   * temporary name, renamed once complete), then the pointer names it and readers switch to it as to any
+   * build. A file already here (a shared folder) is not written again.
+   */
+  async adopt(buildId: string, write: (path: string) => Promise<void>): Promise<void> {
+    const file = this.fileOf(buildId);
+    mkdirSync(this.dir, { recursive: true });
+    if (!existsSync(file)) {
+      const partial = `${file}.${process.pid}.part`;
+      try {
+        await write(partial);
+        renameSync(partial, file);
+      } finally {
+        rmSync(partial, { force: true });
+      }
+    }
+    const pointer = join(this.dir, POINTER);
+    const temporary = `${pointer}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${buildId}\n`);
+    renameSync(temporary, pointer);
+    if (this.stamp() !== this.pointerStamp) await this.refresh();
   }
 
   /**

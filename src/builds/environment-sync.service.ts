@@ -1,0 +1,97 @@
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { JsonLogger } from '@/common/json-logger';
+import { Database } from '@/database/database';
+import { EnvironmentStore } from '@/database/tables/environment-store';
+import { Engine } from '@/engine/engine';
+
+/** How often a replica asks the store for a newer build: the bar is "served everywhere within 2 s". */
+const POLL_MS = 500;
+
+/**
+ * Built environments reach every replica through the database, not a shared folder: the process that
+ * built publishes the file ({@link publish}); every process asks the store for the current build twice a
+ * second and at start ({@link catchUp}), fetches one it does not have into its own DATA_DIR, checks its size
+ * and checksum, and switches to it. DATA_DIR is then a cache a replica may lose. With the embedded database
+ * (one process) there is no one to share with, and nothing is stored.
+ */
+@Injectable()
+export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private syncing?: Promise<void>;
+  private readonly enabled: boolean;
+  /** The last failure logged, so that a store that stays down is one warning, not two a second. */
+  private lastFailure?: string;
+
+  constructor(
+    private readonly store: EnvironmentStore,
+    private readonly engine: Engine,
+    private readonly logger: JsonLogger,
+    database: Database,
+  ) {
+    this.enabled = database.kind === 'postgres';
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.enabled) return;
+    this.timer = setInterval(() => void this.catchUp(), POLL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** After a build here: the file goes to the store, and older builds leave it (the current and one more stay). */
+  async publish(buildId: string, file: string): Promise<void> {
+    if (!this.enabled) return;
+    const started = Date.now();
+    try {
+      const stored = await this.store.publish(buildId, file);
+      const pruned = await this.store.prune(2);
+      this.logger.emit('info', 'environment published', {
+        buildId,
+        bytes: stored.size,
+        ms: Date.now() - started,
+        pruned: pruned.length,
+      });
+    } catch (error) {
+      // The build serves here; the other replicas go on with the previous one until a build publishes.
+      this.logger.emit('error', 'environment not published', {
+        buildId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  /** Fetches and switches to the current build when this process does not serve it; one at a time. */
+  catchUp(): Promise<void> {
+    if (!this.enabled) return Promise.resolve();
+    this.syncing ??= this.follow().finally(() => {
+      this.syncing = undefined;
+    });
+    return this.syncing;
+  }
+
+  private async follow(): Promise<void> {
+    try {
+      const current = await this.store.current();
+      if (!current || current.buildId === this.engine.environments.currentId) return;
+      const started = Date.now();
+      await this.engine.environments.adopt(current.buildId, (path) =>
+        this.store.fetch(current, path),
+      );
+      this.lastFailure = undefined;
+      this.logger.emit('info', 'environment fetched', {
+        buildId: current.buildId,
+        bytes: current.size,
+        ms: Date.now() - started,
+      });
+    } catch (error) {
+      // Retried on the next tick: a store that is down, or a file whose checksum did not match.
+      const message = error instanceof Error ? error.message : String(error);
+      if (message !== this.lastFailure)
+        this.logger.emit('warn', 'environment not fetched', { error: message });
+      this.lastFailure = message;
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { DataSource } from 'typeorm';
+
+/** A published environment: its build, size and SHA-256. */
+export interface StoredEnvironment {
+  buildId: string;
+  size: number;
+  sha256: string;
+}
+
+/** Bytes per stored chunk: a row small enough for Postgres, large enough to keep the rows few. */
+const CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** The checksum or size of a fetched file is not the published one: the file is not used. */
+export class EnvironmentIntegrityError extends Error {}
+
+/**
+ * Built environments in Postgres, which every replica already has, so that replicas need no shared folder:
+ * the builder publishes each successful build's file; the others fetch it into their own DATA_DIR, check it
+ * and switch to it. The newest published build is the current one. Files are streamed in chunks of 8 MB
+ * (rows of `bytea`), never held whole in memory. An object store (S3) could implement the same methods.
+ */
+@Injectable()
+export class EnvironmentStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Stores the file of a build and makes it the current one; a no-op for a build already stored. */
+  async publish(buildId: string, file: string): Promise<StoredEnvironment> {
+    const hash = createHash('sha256');
+    let size = 0;
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      await runner.query('DELETE FROM "environment_chunks" WHERE "build_id" = $1', [buildId]);
+      let seq = 0;
+      for await (const chunk of createReadStream(file, { highWaterMark: CHUNK_BYTES })) {
+        const bytes = chunk as Buffer;
+        hash.update(bytes);
+        size += bytes.length;
+        await runner.query(
+          'INSERT INTO "environment_chunks" ("build_id", "seq", "data") VALUES ($1, $2, $3)',
+          [buildId, seq++, bytes],
+        );
+      }
+      const sha256 = hash.digest('hex');
+      // The row is written last, in the same transaction: a replica never sees a build without its bytes.
+      await runner.query(
+        `INSERT INTO "environment_files" ("build_id", "size", "sha256") VALUES ($1, $2, $3)
+         ON CONFLICT ("build_id") DO UPDATE SET "size" = $2, "sha256" = $3, "published_at" = now()`,
+        [buildId, size, sha256],
+      );
+      await runner.commitTransaction();
+      return { buildId, size, sha256 };
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** The build every replica should serve: the newest published one. */
+  async current(): Promise<StoredEnvironment | null> {
+    const rows = await this.dataSource.query<{ build_id: string; size: string; sha256: string }[]>(
+      `SELECT "build_id", "size", "sha256" FROM "environment_files"
+       ORDER BY "published_at" DESC, "build_id" DESC LIMIT 1`,
+    );
+    const [row] = rows;
+    return row ? { buildId: row.build_id, size: Number(row.size), sha256: row.sha256 } : null;
+  }
+
+  /** Writes a stored build's bytes to `path`, chunk by chunk; rejects when size or checksum differ. */
+  async fetch(stored: StoredEnvironment, path: string): Promise<void> {
+    const hash = createHash('sha256');
+    let size = 0;
+    const out = createWriteStream(path);
+    try {
+      for (let seq = 0; ; seq++) {
+        const rows = await this.dataSource.query<{ data: Buffer }[]>(
+          'SELECT "data" FROM "environment_chunks" WHERE "build_id" = $1 AND "seq" = $2',
+          [stored.buildId, seq],
+        );
+        if (rows.length === 0) break;
+        const bytes = rows[0].data;
+        hash.update(bytes);
+        size += bytes.length;
+        if (!out.write(bytes))
+          await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      }
+    } finally {
+      await new Promise<void>((resolve, reject) =>
+        out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+      );
+    }
+    const sha256 = hash.digest('hex');
+    if (size !== stored.size || sha256 !== stored.sha256) {
+      throw new EnvironmentIntegrityError(
+        `build ${stored.buildId}: fetched ${size} bytes with SHA-256 ${sha256}, published ${stored.size} bytes with ${stored.sha256}`,
+      );
+    }
+  }
+
+  /**
+   * Deletes all but the `keep` newest published builds. A replica still fetching an older one fails its
+   * checksum and fetches the current one on its next try.
+   */
+  async prune(keep = 2): Promise<string[]> {
+    const rows = await this.dataSource.query<
+      [{ build_id: string }[], number] | { build_id: string }[]
+    >(
+      `DELETE FROM "environment_files" WHERE "build_id" NOT IN (
+         SELECT "build_id" FROM "environment_files" ORDER BY "published_at" DESC, "build_id" DESC LIMIT $1
+       ) RETURNING "build_id"`,
+      [keep],
+    );
+    const deleted = (Array.isArray(rows[0]) ? rows[0] : rows) as { build_id: string }[];
+    const ids = deleted.map((row) => row.build_id);
+    if (ids.length > 0) {
+      await this.dataSource.query('DELETE FROM "environment_chunks" WHERE "build_id" = ANY($1)', [
+        ids,
+      ]);
+    }
+    return ids;
+  }
+}
