@@ -86,6 +86,39 @@ describe('Postgres outage', () => {
     );
     expect(fiveHundreds).toEqual([]);
   });
+
+  it('a server started before its database waits for it, then starts as usual', async () => {
+    const database = await createTestDatabase();
+    const target = new URL(BASE_DATABASE_URL);
+    const late = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await late.start();
+    late.down();
+    try {
+      const starting = startServer({ DATABASE_URL: throughProxy(database.url, late.port) });
+      await sleep(4000);
+      late.up();
+      const server = await starting;
+      try {
+        const waits = server.server.logs.filter((line) => line.msg === 'waiting for the database');
+        expect(waits.length).toBeGreaterThanOrEqual(1);
+        expect(waits[0].reason).toMatch(/ECONNRESET|ECONNREFUSED|Connection terminated/);
+        expect((await new Api(server.url).get('/health/ready')).status).toBe(200);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await late.stop();
+      await database.drop();
+    }
+  });
+
+  it('a wrong database name is not waited for: the start stops at once', async () => {
+    const database = await createTestDatabase();
+    await database.drop();
+    const started = Date.now();
+    await expect(startServer({ DATABASE_URL: database.url })).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
 });
 
 describe('Redis outage', () => {

@@ -16,6 +16,8 @@ export interface AppConfig {
   projectDir: string;
   /** Postgres URL; undefined means the embedded PGlite database under `dataDir`. */
   databaseUrl?: string;
+  /** How long start-up waits for a DATABASE_URL server that cannot be reached yet. */
+  databaseWaitMs: number;
   /** Redis URL; undefined means the in-process queue and caches. */
   redisUrl?: string;
   /** Namespace of every Redis key (queues, caches), so several deployments can share one Redis. */
@@ -144,6 +146,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     port: integer(env, 'PORT', 4465, 0, 65535),
     projectDir: path(env, 'PROJECT_DIR', 'examples/expenses', cwd),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseWaitMs: integer(env, 'DATABASE_WAIT_SECONDS', 60, 0, 3600) * 1000,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: redisPrefix(env),
     dataDir: path(env, 'DATA_DIR', '.data', cwd),

@@ -1,5 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { JsonLogger } from '@/common/json-logger';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Database } from '@/database/database';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
@@ -24,9 +25,16 @@ const REPOSITORIES = [
   providers: [
     {
       provide: Database,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
-        Database.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: true }),
+      inject: [APP_CONFIG, JsonLogger],
+      useFactory: (config: AppConfig, logger: JsonLogger) =>
+        Database.open({
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          migrate: true,
+          waitMs: config.databaseWaitMs,
+          onWait: (reason, waitedMs) =>
+            logger.emit('warn', 'waiting for the database', { reason, waitedMs }),
+        }),
     },
     { provide: DataSource, inject: [Database], useFactory: (db: Database) => db.dataSource },
     ...REPOSITORIES,

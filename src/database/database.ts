@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { isUnavailable } from '@/common/unavailable';
 import { ENTITIES, MIGRATIONS } from '@/database/schema';
 import { EmbeddedPostgres, startEmbeddedPostgres } from '@/database/embedded-postgres';
 
@@ -7,6 +8,13 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Runs pending migrations after connecting. */
   migrate: boolean;
+  /**
+   * How long a server that cannot be reached yet is waited for (a container started beside its database,
+   * a failover): connection errors are tried again once a second until then. 0: the first error is final.
+   */
+  waitMs?: number;
+  /** Told of each failed try while waiting. */
+  onWait?: (reason: string, waitedMs: number) => void;
 }
 
 /** An open database: the TypeORM data source and, in embedded mode, the PGlite behind it. */
@@ -18,6 +26,21 @@ export class Database {
   ) {}
 
   static async open(options: DatabaseOptions): Promise<Database> {
+    const started = Date.now();
+    for (;;) {
+      try {
+        return await Database.openOnce(options);
+      } catch (error) {
+        const waited = Date.now() - started;
+        if (!options.databaseUrl || !isUnavailable(error) || waited >= (options.waitMs ?? 0))
+          throw error;
+        options.onWait?.(error instanceof Error ? error.message : String(error), waited);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
+  private static async openOnce(options: DatabaseOptions): Promise<Database> {
     const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir);
     const dataSource = new DataSource({
       type: 'postgres',

@@ -46,7 +46,9 @@ export async function launchChromium(executablePath: string): Promise<Browser> {
   return launch({
     executablePath,
     args: CHROMIUM_ARGS,
-    headless: true,
+    // Debian's chromium-headless-shell (the container image's: no GTK, half the size) runs in the old
+    // headless mode only; the full browser runs in the new one.
+    headless: /headless[-_]shell$/.test(executablePath) ? 'shell' : true,
     pipe: true,
     // The service shuts down in order (it closes the browser); Chromium must not react to signals itself.
     handleSIGINT: false,
