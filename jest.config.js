@@ -1,7 +1,8 @@
 /**
  * Three tiers: unit specs beside the code (src/**\/*.spec.ts); in-process specs of the compiled application
  * on real Postgres and Redis (test/integration/*.int-spec.ts); end-to-end specs of server processes
- * (test/*.e2e-spec.ts). The last two use dist/, which `npm test` builds first.
+ * (test/*.e2e-spec.ts). The last two use dist/, which `npm test` builds first. A fourth, run on its own by
+ * `npm run test:container`: docker-compose.yml under Podman (test/container/*.container-spec.ts).
  */
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
@@ -36,6 +37,15 @@ module.exports = {
       rootDir: __dirname,
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.e2e-spec.ts'],
+      transform,
+      moduleNameMapper,
+    },
+    {
+      displayName: 'container',
+      testEnvironment: 'node',
+      rootDir: __dirname,
+      roots: ['<rootDir>/test/container'],
+      testMatch: ['**/*.container-spec.ts'],
       transform,
       moduleNameMapper,
     },

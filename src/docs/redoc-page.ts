@@ -1,8 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { escapeHtml } from '@/common/html';
 
-/** ReDoc's standalone bundle, installed with the service: the pages load nothing from elsewhere. */
-const BUNDLE_FILE = require.resolve('redoc/bundles/redoc.standalone.js');
+/**
+ * ReDoc's standalone bundle, served by the service itself: the pages load nothing from elsewhere. The build
+ * copies it beside this module (scripts/redoc-bundle.js), so that the redoc package is needed only to build;
+ * without the copy (tests run from the sources) it comes from the installed package.
+ */
+function bundleFile(): string {
+  const copied = join(__dirname, 'redoc.standalone.js');
+  return existsSync(copied) ? copied : require.resolve('redoc/bundles/redoc.standalone.js');
+}
 export const REDOC_SCRIPT = 'redoc.standalone.js';
 
 // The bundle draws a vendor logo from its CDN: the served copy points that image at an empty data URL
@@ -21,7 +29,7 @@ export const REDOC_POLICY = [
 
 /** The bundle as served: read once, with the CDN logo taken out. */
 export function redocBundle(): string {
-  return readFileSync(BUNDLE_FILE, 'utf8').replaceAll(VENDOR_LOGO, 'data:,');
+  return readFileSync(bundleFile(), 'utf8').replaceAll(VENDOR_LOGO, 'data:,');
 }
 
 /** The page of `{base}/redoc`: ReDoc over `{base}/docs-json`, with the bundle from `{base}/redoc/`. */
