@@ -103,6 +103,46 @@ describe('the server process', () => {
     }
   });
 
+  it('on SIGTERM, answers every request it still takes in full, until its connections are closed (never a 503)', async () => {
+    const database = await createTestDatabase();
+    const dir = tempDir();
+    const server = ServerProcess.spawn(baseEnv(dir.path, database.url, {}));
+    try {
+      const url = await server.listening();
+      await server.ready();
+      const admin = await new Api(url).adminToken();
+      // As a load balancer does: requests back to back on kept-alive connections, with a token (Postgres),
+      // a dataset (the engine and the results caches) and the catalog.
+      const statuses: number[] = [];
+      let signalled = false;
+      let afterSignal = 0;
+      const paths = [`${P}/me`, `${P}/datasets/expenses_by_month/results`, `${P}/data-catalog`];
+      const workers = Array.from({ length: 4 }, async (_, worker) => {
+        for (let i = worker; ; i += 1) {
+          const response = await fetch(`${url}${paths[i % paths.length]}`, {
+            headers: { authorization: `Bearer ${admin}` },
+          }).catch(() => undefined);
+          // A refused or closed connection is what a load balancer retries elsewhere.
+          if (!response) return;
+          await response.arrayBuffer();
+          statuses.push(response.status);
+          if (signalled) afterSignal += 1;
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      signalled = true;
+      const exit = server.stop('SIGTERM');
+      await Promise.all(workers);
+      expect(await exit).toBe(0);
+      expect(afterSignal).toBeGreaterThan(0);
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    } finally {
+      await server.stop('SIGKILL');
+      await database.drop();
+      dir.remove();
+    }
+  });
+
   it.each([
     ['PORT', 'abc', /PORT/],
     ['TOKEN_EXPIRE_MINUTES', '-5', /TOKEN_EXPIRE_MINUTES/],

@@ -5,9 +5,11 @@ import type { JsonLogger } from '@/common/json-logger';
 const HARD_DEADLINE_MS = 6000;
 
 /**
- * SIGTERM and SIGINT: stop accepting connections, let in-flight requests finish, then close the queue and
- * the database (Nest's shutdown hooks, in reverse module order). Past the timeout, remaining connections
- * are cut so that the process still exits.
+ * SIGTERM and SIGINT: stop accepting connections, let in-flight requests finish, and only then close the
+ * engine, caches, queue and database (Nest's destroy and shutdown hooks). Nest's own close() runs the
+ * modules' destroy hooks before it closes the HTTP server, so a request arriving on a kept-alive connection
+ * meanwhile would find them closed and get a 503: the server is closed here first. Past the timeout,
+ * remaining connections are cut so that the process still exits.
  */
 export function installShutdown(
   app: INestApplication,
@@ -37,8 +39,8 @@ export function installShutdown(
       process.exit(1);
     }, timeoutMs + HARD_DEADLINE_MS);
     deadline.unref();
-    app
-      .close()
+    new Promise<void>((resolve) => server.close(() => resolve()))
+      .then(() => app.close())
       .then(() => {
         clearTimeout(timer);
         clearTimeout(deadline);
