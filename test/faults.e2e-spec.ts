@@ -164,6 +164,11 @@ describe('Redis outage', () => {
         if (status !== 200) await sleep(200);
       }
       expect(status).toBe(200);
+      // The queue's connection errors are JSON warnings, not BullMQ's own prints to stderr.
+      expect(
+        t.server.logs.filter((line) => 'raw' in line && /Error|ECONN/.test(String(line.raw))),
+      ).toEqual([]);
+      expect(t.server.logs.some((line) => line.msg === 'redis connection error')).toBe(true);
     } finally {
       await t.close();
       await proxy.stop();

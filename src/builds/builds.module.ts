@@ -5,6 +5,7 @@ import { AuditModule } from '@/audit/audit.module';
 import { BUILDS_QUEUE, BuildJob, BuildQueue, InProcessBuildQueue } from '@/builds/build-queue';
 import { BuildRunner } from '@/builds/build-runner.service';
 import { BullBuildQueue } from '@/builds/bullmq-build-queue';
+import { JsonLogger } from '@/common/json-logger';
 import { BuildsProcessor } from '@/builds/builds.processor';
 import { BuildsService } from '@/builds/builds.service';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
@@ -28,9 +29,9 @@ import { ParametersModule } from '@/parameters/parameters.module';
     {
       provide: BuildQueue,
       // The BullMQ queue exists when the transport was imported, that is with Redis.
-      inject: [BuildRunner, { token: getQueueToken(BUILDS_QUEUE), optional: true }],
-      useFactory: (runner: BuildRunner, queue?: Queue<BuildJob>): BuildQueue =>
-        queue ? new BullBuildQueue(queue) : new InProcessBuildQueue(runner),
+      inject: [BuildRunner, JsonLogger, { token: getQueueToken(BUILDS_QUEUE), optional: true }],
+      useFactory: (runner: BuildRunner, logger: JsonLogger, queue?: Queue<BuildJob>): BuildQueue =>
+        queue ? new BullBuildQueue(queue, logger) : new InProcessBuildQueue(runner),
     },
   ],
   exports: [BuildQueue, BuildsService],

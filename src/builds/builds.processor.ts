@@ -1,7 +1,9 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { BUILDS_QUEUE, BuildJob } from '@/builds/build-queue';
 import { BuildRunner } from '@/builds/build-runner.service';
+import { redisErrorLogger } from '@/builds/redis-error-log';
+import { JsonLogger } from '@/common/json-logger';
 
 /**
  * The BullMQ worker of this process: one build at a time. BullMQ starts it only when `BullModule.forRoot`
@@ -17,8 +19,20 @@ import { BuildRunner } from '@/builds/build-runner.service';
   stalledInterval: 5_000,
 })
 export class BuildsProcessor extends WorkerHost {
-  constructor(private readonly runner: BuildRunner) {
+  private readonly logError: (error: Error) => void;
+
+  constructor(
+    private readonly runner: BuildRunner,
+    logger: JsonLogger,
+  ) {
     super();
+    this.logError = redisErrorLogger(logger, 'builds worker');
+  }
+
+  // Without a listener BullMQ prints the worker's connection errors to stderr itself.
+  @OnWorkerEvent('error')
+  onError(error: Error): void {
+    this.logError(error);
   }
 
   process(job: Job<BuildJob>): Promise<void> {

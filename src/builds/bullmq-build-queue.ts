@@ -1,6 +1,8 @@
 import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Queue, QueueEvents } from 'bullmq';
 import { BUILDS_QUEUE, BuildJob, BuildQueue, Submission } from '@/builds/build-queue';
+import { redisErrorLogger } from '@/builds/redis-error-log';
+import type { JsonLogger } from '@/common/json-logger';
 
 // One deduplication key for every build: while a build job is queued or running, adding another returns
 // the existing job instead, atomically in Redis, whichever process asks.
@@ -12,8 +14,13 @@ export class BullBuildQueue extends BuildQueue implements OnModuleInit, OnApplic
   private events?: QueueEvents;
 
   /** The queue that {@link BuildsModule.transport} registers (BullMQ closes it on shutdown). */
-  constructor(private readonly queue: Queue<BuildJob>) {
+  constructor(
+    private readonly queue: Queue<BuildJob>,
+    private readonly logger: JsonLogger,
+  ) {
     super();
+    // Without a listener BullMQ prints connection errors to stderr itself, outside the JSON log.
+    queue.on('error', redisErrorLogger(logger, 'builds queue'));
   }
 
   async onModuleInit(): Promise<void> {
@@ -23,6 +30,7 @@ export class BullBuildQueue extends BuildQueue implements OnModuleInit, OnApplic
       connection: this.queue.opts.connection,
       prefix: this.queue.opts.prefix,
     });
+    this.events.on('error', redisErrorLogger(this.logger, 'builds queue events'));
   }
 
   async onApplicationShutdown(): Promise<void> {
