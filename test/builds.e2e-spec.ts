@@ -190,7 +190,13 @@ describe('a build in progress, and a first build that fails', () => {
       (reply) => reply.status === 200,
       60000,
     );
-    const [done] = (await api.get(`${P}/builds`, admin)).body;
+    // The new environment is served a moment before the history records the build's end.
+    const [done] = (
+      await until(
+        () => api.get(`${P}/builds`, admin),
+        (reply) => reply.body[0]?.status !== 'running',
+      )
+    ).body;
     expect(done).toMatchObject({ status: 'succeeded', progress: null });
     expect(done.models).toHaveLength(4);
     expect((await api.get('/health/ready')).status).toBe(200);

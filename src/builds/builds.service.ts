@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { AuditService } from '@/audit/audit.service';
 import type { Caller } from '@/core/caller';
-import { BuildQueue } from '@/builds/build-queue';
+import { BuildQueue, Submission } from '@/builds/build-queue';
 import { errorMessage, INTERRUPTED } from '@/builds/build-runner.service';
 import { DomainError, NotReadyError } from '@/core/errors';
 import { JsonLogger } from '@/common/json-logger';
@@ -70,6 +70,9 @@ export class BuildsService implements OnApplicationBootstrap {
       const submission = await this.submit(null);
       await submission?.done;
     } catch (error) {
+      // The queue may lose track of a build that ran (Redis gone as it finished: "stalled"); the history,
+      // written by the runner, says how it really ended.
+      if (this.engine.ready) return;
       await this.whyNotServing();
       // Recorded in the history by the runner; the service keeps answering 503 not_ready for data.
       this.logger.emit('error', 'first build failed', { error: errorMessage(error) });
@@ -148,9 +151,10 @@ export class BuildsService implements OnApplicationBootstrap {
     await this.runs.insertQueued(buildId, requestedBy);
     let timer: NodeJS.Timeout | undefined;
     // On a timeout the run stays queued: if the store comes back and takes the job after all, it runs.
+    const pending = this.queue.submit({ buildId });
     try {
       const submission = await Promise.race([
-        this.queue.submit({ buildId }),
+        pending,
         new Promise<never>((_, reject) => {
           timer = setTimeout(
             () =>
@@ -170,9 +174,41 @@ export class BuildsService implements OnApplicationBootstrap {
       }
       this.logger.emit('info', 'build queued', { buildId, requestedBy });
       return { buildId, done: submission.done };
+    } catch (error) {
+      if (error instanceof NotReadyError) this.followLate(buildId, requestedBy, pending);
+      throw error;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * A submission that outlived its request (the queue's store was unreachable) settles once the store is
+   * back. Taken, the build runs; declined, because another build held the queue by then (one that was
+   * running when the store went away, say), its run is removed rather than left queued for ever.
+   */
+  private followLate(
+    buildId: string,
+    requestedBy: string | null,
+    pending: Promise<Submission>,
+  ): void {
+    pending
+      .then(async (submission) => {
+        if (submission.accepted) {
+          this.logger.emit('info', 'build queued', { buildId, requestedBy, late: true });
+          submission.done.catch(() => undefined);
+          return;
+        }
+        await this.runs.delete(buildId);
+        this.logger.emit('warn', 'build not started: another one was queued or running', {
+          buildId,
+          requestedBy,
+          reason: 'asked for while the queue was unreachable',
+        });
+      })
+      .catch((error: unknown) =>
+        this.logger.emit('warn', 'build not queued', { buildId, error: errorMessage(error) }),
+      );
   }
 
   /**
