@@ -43,6 +43,12 @@ export class BuildRunner {
 
   /** Runs one build, recording it in the history; rejects with the build's error when it fails. */
   async run(job: BuildJob): Promise<void> {
+    // This process serves its new build before the store names it: it must not follow the store back
+    // to the previous one meanwhile.
+    return this.sync.whileBuilding(() => this.runHere(job));
+  }
+
+  private async runHere(job: BuildJob): Promise<void> {
     const { buildId } = job;
     // Builds run one at a time everywhere: any other unfinished build was cut off by a crash.
     await this.runs.failUnfinishedExcept(buildId, INTERRUPTED);

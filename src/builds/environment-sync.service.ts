@@ -18,6 +18,8 @@ const POLL_MS = 500;
 export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
   private syncing?: Promise<void>;
+  /** Builds running in this process (one at most: the queue runs one at a time everywhere). */
+  private building = 0;
   private readonly enabled: boolean;
   /** The last failure logged, so that a store that stays down is one warning, not two a second. */
   private lastFailure?: string;
@@ -63,6 +65,20 @@ export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  /**
+   * Runs a build of this process. Meanwhile the store is not followed: the build is switched to here
+   * before it is published, and until then the store names the previous build, which following would
+   * switch back to (serving the old data for up to a poll after the build is said done).
+   */
+  async whileBuilding<T>(build: () => Promise<T>): Promise<T> {
+    this.building += 1;
+    try {
+      return await build();
+    } finally {
+      this.building -= 1;
+    }
+  }
+
   /** Fetches and switches to the current build when this process does not serve it; one at a time. */
   catchUp(): Promise<void> {
     if (!this.enabled) return Promise.resolve();
@@ -73,8 +89,10 @@ export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async follow(): Promise<void> {
+    if (this.building > 0) return;
     try {
       const current = await this.store.current();
+      if (this.building > 0) return;
       if (!current || current.buildId === this.engine.environments.currentId) return;
       const started = Date.now();
       await this.engine.environments.adopt(current.buildId, (path) =>

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -151,6 +151,26 @@ beforeAll(async () => {
 }, 1_200_000);
 
 afterAll(async () => {
+  // Every container's log and address, for a look after a failure (the stack is gone by then).
+  const artifacts = join(
+    process.env.TEST_ARTIFACTS_DIR || join(tmpdir(), 'drey-test-artifacts'),
+    'containers',
+  );
+  mkdirSync(artifacts, { recursive: true });
+  for (const service of ['postgres', 'redis', ...REPLICAS, 'lb']) {
+    const logs = await run('podman', ['logs', '-t', container(service)]);
+    const address = await run('podman', [
+      'inspect',
+      '--format',
+      '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{.MacAddress}}{{end}}',
+      container(service),
+    ]);
+    writeFileSync(
+      join(artifacts, `${service}.log`),
+      `# ${address.stdout.trim()}\n${logs.stdout}${logs.stderr}`,
+    );
+  }
+  process.stdout.write(`container logs: ${artifacts}\n`);
   if (process.env.KEEP_CONTAINERS !== '1') {
     await compose('down', '-v');
     rmSync(workDir, { recursive: true, force: true });
