@@ -57,6 +57,14 @@ describe('replicas without a shared folder', () => {
     const [latest] = (await api.get(`${P}/builds`, admin)).body as { id: string; status: string }[];
     expect(latest.status).toBe('succeeded');
     const built = latest.id;
+    // The replica that ran it serves it as soon as it is said done (it once followed the store back to the
+    // previous build for up to a poll, while its own was being published).
+    const servers = [t.server, ...others.map((other) => other.server)];
+    const builder = servers.find((server) =>
+      server.logs.some((line) => line.msg === 'build started' && line.buildId === built),
+    );
+    expect(builder).toBeDefined();
+    expect(await servedBuild(builder as ServerProcess)).toBe(built);
     const delays: number[] = [];
     for (const server of [t.server, ...others.map((other) => other.server)]) {
       while ((await servedBuild(server)) !== built && Date.now() - ended < 10000) {
