@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -122,10 +122,12 @@ beforeAll(async () => {
   }
   workDir = mkdtempSync(join(tmpdir(), 'drey-compose-'));
   const envFile = join(workDir, '.env');
-  // As a user's .env would be, from .env.example: secrets set, everything else as it is.
+  // As docs/deployment.md says: .env.example with the secrets set, everything else as it is.
   writeFileSync(
     envFile,
-    [`JWT_SECRET=${secret()}`, `ADMIN_PASSWORD=${ADMIN_PASSWORD}`, 'LOG_LEVEL=info', ''].join('\n'),
+    readFileSync(join(ROOT, '.env.example'), 'utf8')
+      .replace(/^JWT_SECRET=.*$/m, `JWT_SECRET=${secret()}`)
+      .replace(/^ADMIN_PASSWORD=.*$/m, `ADMIN_PASSWORD=${ADMIN_PASSWORD}`),
   );
   const port = await freePort();
   Object.assign(env, {
