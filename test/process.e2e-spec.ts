@@ -14,6 +14,24 @@ async function readyWithin(url: string, ms: number): Promise<Record<string, any>
   }
 }
 
+/** A server process on a database and data folder of its own, ready; killed and cleaned up after `work`. */
+async function withReadyServer(
+  work: (server: ServerProcess, url: string) => Promise<void>,
+): Promise<void> {
+  const database = await createTestDatabase();
+  const dir = tempDir();
+  const server = ServerProcess.spawn(baseEnv(dir.path, database.url, {}));
+  try {
+    const url = await server.listening();
+    await server.ready();
+    await work(server, url);
+  } finally {
+    await server.stop('SIGKILL');
+    await database.drop();
+    dir.remove();
+  }
+}
+
 describe('the server process', () => {
   it('starts on embedded defaults (no DATABASE_URL, no REDIS_URL), is ready within 15 s, and exits 0 on SIGTERM within 5 s', async () => {
     const dir = tempDir();
@@ -79,12 +97,7 @@ describe('the server process', () => {
   });
 
   it('drains an in-flight request on SIGTERM before exiting', async () => {
-    const database = await createTestDatabase();
-    const dir = tempDir();
-    const server = ServerProcess.spawn(baseEnv(dir.path, database.url, {}));
-    try {
-      const url = await server.listening();
-      await server.ready();
+    await withReadyServer(async (server, url) => {
       // Keep-alive connections that are idle must not hold the process open either.
       await fetch(`${url}/health/live`);
       const inFlight = fetch(`${url}/health/ready`);
@@ -96,20 +109,11 @@ describe('the server process', () => {
       expect(server.logs.map((line) => line.msg)).toEqual(
         expect.arrayContaining(['shutting down', 'stopped']),
       );
-    } finally {
-      await server.stop('SIGKILL');
-      await database.drop();
-      dir.remove();
-    }
+    });
   });
 
   it('on SIGTERM, answers every request it still takes in full, until its connections are closed (never a 503)', async () => {
-    const database = await createTestDatabase();
-    const dir = tempDir();
-    const server = ServerProcess.spawn(baseEnv(dir.path, database.url, {}));
-    try {
-      const url = await server.listening();
-      await server.ready();
+    await withReadyServer(async (server, url) => {
       const admin = await new Api(url).adminToken();
       // As a load balancer does: requests back to back on kept-alive connections, with a token (Postgres),
       // a dataset (the engine and the results caches) and the catalog.
@@ -136,11 +140,7 @@ describe('the server process', () => {
       expect(await exit).toBe(0);
       expect(afterSignal).toBeGreaterThan(0);
       expect(statuses.filter((status) => status !== 200)).toEqual([]);
-    } finally {
-      await server.stop('SIGKILL');
-      await database.drop();
-      dir.remove();
-    }
+    });
   });
 
   it.each([

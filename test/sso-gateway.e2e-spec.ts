@@ -4,14 +4,9 @@ import { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Api, P } from './support/api';
 import { launchBrowser, step } from './support/browser';
-import {
-  Gateway,
-  OidcProvider,
-  freePort,
-  startGateway,
-  startOidcProvider,
-} from './support/sso-gateway';
+import { Gateway, OidcProvider, startGateway, startOidcProvider } from './support/sso-gateway';
 import { TestServer, startServer } from './support/server';
+import { freePort } from './support/services';
 
 /**
  * deploy/sso as shipped: Apache httpd with mod_auth_openidc signs people in at a real OpenID Provider

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Api, P } from '../support/api';
 import { pngHeader } from '../support/png';
+import { freePort } from '../support/services';
 
 /**
  * docker-compose.yml as users run it, under Podman: Postgres, Redis, three Drey replicas that share no
@@ -96,14 +96,6 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms: n
     if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
     await sleep(250);
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 async function healthy(name: string): Promise<boolean> {

@@ -1,5 +1,4 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { AddressInfo, createServer } from 'node:net';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './server';
@@ -8,18 +7,6 @@ import { TempDir, tempDir } from './services';
 /** Where the gateway's configuration lives: deploy/sso, run as it is shipped. */
 export const GATEWAY_CONF_DIR = join(REPO_ROOT, 'deploy', 'sso');
 const PROVIDER_SCRIPT = join(REPO_ROOT, 'test', 'support', 'oidc-provider.mjs');
-
-/** A port nobody listens on right now, for servers that must be told theirs before they start. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A child process whose output is kept for error messages; stop() ends it and waits. */
 class Child {
