@@ -6,6 +6,13 @@ import { AppModule } from '@/app.module';
 import { sendError } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
 import { refuseDeepJson } from '@/common/json-depth';
+import {
+  BODY_LIMIT_BYTES,
+  FORM_LIMITS,
+  parseQuery,
+  requestLimits,
+  storableBodies,
+} from '@/common/input-limits';
 import { RequestObserver, requestLogging } from '@/common/request-context';
 import { MetricsService } from '@/metrics/metrics.service';
 import { AppConfig } from '@/config/config';
@@ -21,8 +28,6 @@ import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
 import { ERROR_SCHEMAS } from '@/common/api-schemas';
 import { PARAMETER_SCHEMAS } from '@/parameters/parameters.openapi';
 import { FastRoutes } from '@/common/fast-route/fast-routes';
-
-const BODY_LIMIT = '1mb';
 
 /** Builds the application as `main.ts` serves it. */
 export async function createApp(
@@ -56,18 +61,31 @@ export async function configureApp(
   // Hashing every body for an ETag costs time on every response; results set their own where useful.
   http.set('etag', false);
   http.set('trust proxy', false);
-  // Repeated names become arrays (`category=0&category=1`); no nested objects from brackets.
-  http.set('query parser', 'simple');
+  // Repeated names become arrays (`category=0&category=1`); no nested objects from brackets. Its bounds are
+  // checked once per request by requestLimits, before anything reads `req.query`.
+  http.set('query parser', parseQuery);
 
   const metrics = app.get(MetricsService);
   const observe: RequestObserver = (...args) => metrics.observeRequest(...args);
   app.use(requestLogging(logger, observe));
-  app.use(express.json({ limit: BODY_LIMIT, verify: refuseDeepJson }));
-  app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
+  const fail = (error: unknown, request: Request, response: Response) =>
+    sendError(logger, error, request, response);
+  // The bounds of common/input-limits.ts: the URL, the body's declared size and charset, before any parser
+  // reads a byte; the body's strings once parsed. Multipart (the login form) is read by LoginGuard.
+  app.use(requestLimits(fail));
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, verify: refuseDeepJson }));
+  app.use(
+    express.urlencoded({
+      extended: false,
+      limit: BODY_LIMIT_BYTES,
+      parameterLimit: FORM_LIMITS.fields,
+    }),
+  );
+  app.use(storableBodies(fail));
   // A body that does not parse is the client's error, answered in the layout's shape.
   app.use((error: unknown, request: Request, response: Response, next: NextFunction) => {
     if (!error) return next();
-    sendError(logger, error, request, response);
+    fail(error, request, response);
   });
   if (config.corsOrigins.length > 0) {
     app.enableCors({

@@ -62,20 +62,33 @@ export class AuthService {
   /** OAuth2 password grant, once the credentials checked out: a login token. */
   async login(user: User, address: string): Promise<IssuedToken> {
     await this.limiter.recordSuccess(user.username);
-    const issued = await this.tokens.issue(user);
-    await this.audit.record({ action: 'login', actor: user.username, target: issued.tokenId });
+    const issued = await this.audit.act(
+      user.username,
+      'login',
+      null,
+      () => this.tokens.issue(user),
+      (token) => ({ target: token.tokenId }),
+    );
     this.logger.emit('info', 'login', { username: user.username, address });
     void this.tokens.prune().catch(() => undefined);
     return issued;
   }
 
   async createToken(caller: Caller, options: TokenOptions): Promise<IssuedToken> {
-    const issued = await this.tokens.issue(await this.userOf(caller), options);
-    await this.audit.recordBy(caller, 'token.create', issued.tokenId, {
-      title: options.title ?? null,
-      expires_at: issued.expiresAt?.toISOString() ?? null,
-    });
-    return issued;
+    const user = await this.userOf(caller);
+    return this.audit.act(
+      caller.username,
+      'token.create',
+      null,
+      () => this.tokens.issue(user, options),
+      (issued) => ({
+        target: issued.tokenId,
+        details: {
+          title: options.title ?? null,
+          expires_at: issued.expiresAt?.toISOString() ?? null,
+        },
+      }),
+    );
   }
 
   async listTokens(caller: Caller): Promise<AccessToken[]> {
@@ -83,13 +96,17 @@ export class AuthService {
   }
 
   async revokeToken(caller: Caller, tokenId: string): Promise<void> {
-    await this.tokens.revoke((await this.userOf(caller)).id, tokenId);
-    await this.audit.recordBy(caller, 'token.revoke', tokenId);
+    const user = await this.userOf(caller);
+    await this.audit.act(caller.username, 'token.revoke', tokenId, () =>
+      this.tokens.revoke(user.id, tokenId),
+    );
   }
 
   async changePassword(caller: Caller, oldPassword: string, newPassword: string): Promise<void> {
-    await this.users.changePassword(await this.userOf(caller), oldPassword, newPassword);
-    await this.audit.recordBy(caller, 'password.change', caller.username);
+    const user = await this.userOf(caller);
+    await this.audit.act(caller.username, 'password.change', caller.username, () =>
+      this.users.changePassword(user, oldPassword, newPassword),
+    );
   }
 
   async me(caller: Caller): Promise<User> {

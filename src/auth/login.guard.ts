@@ -1,14 +1,8 @@
-import {
-  ExecutionContext,
-  Injectable,
-  NestInterceptor,
-  ValidationPipe,
-  createParamDecorator,
-} from '@nestjs/common';
+import { ExecutionContext, Injectable, ValidationPipe, createParamDecorator } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { NoFilesInterceptor } from '@nestjs/platform-express';
-import type { Request } from 'express';
-import { lastValueFrom, of } from 'rxjs';
+import type { Request, Response } from 'express';
+import { assertStorable, readMultipartForm } from '@/common/input-limits';
+import { mediaType } from '@/common/media-type';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
 import type { LoginForm } from '@/auth/auth.service';
 import { missingField } from '@/auth/local.strategy';
@@ -21,18 +15,21 @@ const LOGIN_USER = 'loginUser';
 
 /**
  * The login form of both layouts, through passport-local (LocalStrategy). Guards run before interceptors
- * and pipes, so this one first does their part for the form: it reads a multipart body (as
- * NoFilesInterceptor does, files refused) and validates the fields like any DTO. Then, in the order the
+ * and pipes, so this one first does their part for the form: it reads a multipart body (bounded as
+ * common/input-limits.ts says, files refused) and validates the fields like any DTO. Then, in the order the
  * service always checked them: `grant_type`, missing fields (400), the rate limit (429), the password (401).
  */
 @Injectable()
 export class LoginGuard extends AuthGuard('local') {
-  private readonly multipart: NestInterceptor = new (NoFilesInterceptor())();
   private readonly validation: ValidationPipe = validationPipe();
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    await lastValueFrom(await this.multipart.intercept(context, { handle: () => of(null) }));
     const request = context.switchToHttp().getRequest<Request>();
+    // BodyTypeGuard has let only the form's two types through; Express parsed the other one.
+    if (mediaType(request.headers['content-type']) === 'multipart/form-data') {
+      await readMultipartForm(request, context.switchToHttp().getResponse<Response>());
+      assertStorable(request.body, 'form');
+    }
     const form = (await this.validation.transform(request.body, {
       type: 'body',
       metatype: LoginFormDto,

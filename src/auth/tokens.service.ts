@@ -64,6 +64,15 @@ export class TokensService {
     const now = new Date();
     const expiresAt = minutes === null ? null : new Date(now.getTime() + minutes * 60_000);
     const tokenId = randomUUID();
+    const claims: Record<string, unknown> = {
+      sub: user.username,
+      jti: tokenId,
+      iat: Math.floor(now.getTime() / 1000),
+    };
+    if (expiresAt) claims.exp = Math.floor(expiresAt.getTime() / 1000);
+    // Signed before its row is written, so that the insert (and the audit row in its transaction) is the
+    // last step: a row is never left behind for a token that was not returned.
+    const accessToken = await this.jwt.signAsync(claims);
     await this.tokens.insert({
       id: tokenId,
       userId: user.id,
@@ -71,13 +80,6 @@ export class TokensService {
       createdAt: now,
       expiresAt,
     });
-    const claims: Record<string, unknown> = {
-      sub: user.username,
-      jti: tokenId,
-      iat: Math.floor(now.getTime() / 1000),
-    };
-    if (expiresAt) claims.exp = Math.floor(expiresAt.getTime() / 1000);
-    const accessToken = await this.jwt.signAsync(claims);
     return { accessToken, tokenId, username: user.username, isAdmin: user.isAdmin, expiresAt };
   }
 

@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { DomainError, ErrorCode, ModelFailedError, STATUS_OF } from '@/core/errors';
 import { isUnavailable } from '@/common/unavailable';
 import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '@/common/json-depth';
+import { FORM_LIMITS, isPostgresDataException } from '@/common/input-limits';
 
 /** What every error becomes before a layout renders it. */
 export interface ErrorReply {
@@ -72,6 +73,24 @@ export function describeError(error: unknown, forAdmin = false): ErrorReply {
     };
   }
   const parser = error as ParserError;
+  // body-parser answers too many form fields with 413; decisions.md says 400, as for query keys.
+  if (parser?.type === 'parameters.too.many') {
+    return {
+      status: 400,
+      code: 'invalid_request',
+      message: `The form has more than ${FORM_LIMITS.fields} fields`,
+      unexpected: false,
+    };
+  }
+  if (isPostgresDataException(error)) {
+    return {
+      status: 400,
+      code: 'invalid_request',
+      message:
+        'A value of the request cannot be stored (a character or a length the database refuses)',
+      unexpected: false,
+    };
+  }
   const parserStatus = parser?.status ?? parser?.statusCode;
   if (parser?.expose && typeof parserStatus === 'number' && HTTP_CODES[parserStatus]) {
     const code = HTTP_CODES[parserStatus];
@@ -82,7 +101,9 @@ export function describeError(error: unknown, forAdmin = false): ErrorReply {
           ? 'The request body is too large'
           : parser.type === JSON_TOO_DEEP
             ? `The request body nests deeper than ${MAX_JSON_DEPTH} levels`
-            : 'The request body could not be read';
+            : parser.type === 'charset.unsupported' || parser.type === 'encoding.unsupported'
+              ? 'The request body is in a charset or encoding that is not accepted'
+              : 'The request body could not be read';
     return { status: parserStatus, code, message, unexpected: false };
   }
   return internal();

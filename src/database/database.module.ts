@@ -9,6 +9,7 @@ import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import { EnvironmentStore } from '@/database/tables/environment-store';
 import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
 import { UsersRepository } from '@/database/tables/users.repository';
+import { Transactions } from '@/database/tables/transactions';
 
 /** One small repository per table; services hold the rules and call these by what they do. */
 const REPOSITORIES = [
@@ -18,6 +19,7 @@ const REPOSITORIES = [
   AuditEventsRepository,
   BuildRunsRepository,
   EnvironmentStore,
+  Transactions,
 ];
 
 @Global()

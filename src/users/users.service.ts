@@ -81,19 +81,24 @@ export class UsersService implements OnApplicationBootstrap {
     requireAdmin(caller);
     const input = parseNewUser(body, this.project.userFields);
     const passwordHash = await hashPassword(input.password);
-    const created = await this.users.insertIfNameFree({
-      username: input.username,
-      isAdmin: input.isAdmin,
-      passwordHash,
-      fields: input.fields,
-    });
-    if (!created) {
-      throw new InvalidUserError(`User "${input.username}" already exists`);
-    }
-    await this.audit.recordBy(caller, 'user.create', input.username, {
-      is_admin: input.isAdmin,
-      fields: input.fields,
-    });
+    await this.audit.act(
+      caller.username,
+      'user.create',
+      input.username,
+      async () => {
+        const created = await this.users.insertIfNameFree({
+          username: input.username,
+          isAdmin: input.isAdmin,
+          passwordHash,
+          fields: input.fields,
+        });
+        if (!created) throw new InvalidUserError(`User "${input.username}" already exists`);
+      },
+      () => ({
+        target: input.username,
+        details: { is_admin: input.isAdmin, fields: input.fields },
+      }),
+    );
     this.logger.emit('info', 'user created', { actor: caller.username, username: input.username });
   }
 
@@ -105,14 +110,17 @@ export class UsersService implements OnApplicationBootstrap {
     if (username === ADMIN && change.isAdmin === false) {
       throw new InvalidUserOperationError('The user "admin" is always an administrator');
     }
-    await this.users.updateProfile(user.id, change.isAdmin ?? user.isAdmin, {
-      ...user.fields,
-      ...change.fields,
-    });
-    await this.audit.recordBy(caller, 'user.update', username, {
-      is_admin: change.isAdmin,
-      fields: change.fields,
-    });
+    await this.audit.act(
+      caller.username,
+      'user.update',
+      username,
+      () =>
+        this.users.updateProfile(user.id, change.isAdmin ?? user.isAdmin, {
+          ...user.fields,
+          ...change.fields,
+        }),
+      () => ({ target: username, details: { is_admin: change.isAdmin, fields: change.fields } }),
+    );
     this.logger.emit('info', 'user updated', { actor: caller.username, username });
   }
 
@@ -123,8 +131,9 @@ export class UsersService implements OnApplicationBootstrap {
       throw new InvalidUserOperationError('The user "admin" cannot be deleted');
     if (username === caller.username)
       throw new InvalidUserOperationError('You cannot delete yourself');
-    if (!(await this.users.deleteByUsername(username))) throw new UserNotFoundError(username);
-    await this.audit.recordBy(caller, 'user.delete', username);
+    await this.audit.act(caller.username, 'user.delete', username, async () => {
+      if (!(await this.users.deleteByUsername(username))) throw new UserNotFoundError(username);
+    });
     this.logger.emit('info', 'user deleted', { actor: caller.username, username });
   }
 

@@ -16,10 +16,10 @@ import { ExternalContextCreator } from '@nestjs/core/helpers/external-context-cr
 import { RouteParamsFactory } from '@nestjs/core/router/route-params-factory';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
 import { FAST_ROUTE } from '@/common/fast-route/fast-route.decorator';
 import { sendError } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
+import { checkUrl } from '@/common/input-limits';
 import { RequestObserver, requestFinished, serveRequest } from '@/common/request-context';
 
 /** What this module reads of Express 5's router (the `router` package) to match paths as Express does. */
@@ -140,7 +140,7 @@ export class FastRoutes {
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       const found = this.find(served, request, cors);
       if (!found) return handle(request, response);
-      void this.answer(found.route, found.params, found.search, request, response, observe);
+      void this.answer(found.route, found.params, request, response, observe);
     });
   }
 
@@ -246,7 +246,7 @@ export class FastRoutes {
     routes: Served[],
     request: IncomingMessage,
     cors: boolean,
-  ): { route: Served; params: Record<string, string>; search: string } | undefined {
+  ): { route: Served; params: Record<string, string> } | undefined {
     const url = request.url;
     if (request.method !== 'GET' || !url?.startsWith('/')) return undefined;
     if (cors && request.headers.origin !== undefined) return undefined;
@@ -267,7 +267,6 @@ export class FastRoutes {
       route: match.route,
       // A copy: the handler's request owns its parameters.
       params: { ...match.params },
-      search: mark < 0 ? '' : url.slice(mark + 1),
     };
   }
 
@@ -275,18 +274,17 @@ export class FastRoutes {
   private async answer(
     route: Served,
     params: Record<string, string>,
-    search: string,
     request: Request,
     response: ServerResponse,
     observe: RequestObserver,
   ): Promise<void> {
     const started = process.hrtime.bigint();
     request.params = params;
-    // As Express' "simple" query parser (app.ts) reads it.
-    request.query = parseQuery(search);
     request.originalUrl = request.url;
     await serveRequest(request, response, async (id) => {
       try {
+        // As app.ts reads it for Express (requestLimits, then the query parser), with the same bounds.
+        request.query = checkUrl(request.url ?? '');
         response.statusCode = route.status;
         for (const { name, value } of route.headers) response.setHeader(name, value);
         // Errors of the guards, pipes and handler are answered by the exception filters.

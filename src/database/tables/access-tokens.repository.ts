@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { tableOf } from '@/database/tables/transactions';
 import { DataSource, IsNull, LessThan, Not, Repository } from 'typeorm';
 import { AccessToken } from '@/database/tables/access-tokens.entity';
 import { TokenLookup, TokenRecord } from '@/database/tables/token-lookup';
@@ -15,11 +16,14 @@ const KEEP_EXPIRED_MS = 24 * 60 * 60_000;
  */
 @Injectable()
 export class AccessTokensRepository {
-  private readonly tokens: Repository<AccessToken>;
+  /** Inside a transaction when one is open (Transactions). */
+  private get tokens(): Repository<AccessToken> {
+    return tableOf(this.dataSource, AccessToken);
+  }
+
   private readonly lookup: TokenLookup;
 
-  constructor(dataSource: DataSource) {
-    this.tokens = dataSource.getRepository(AccessToken);
+  constructor(private readonly dataSource: DataSource) {
     this.lookup = new TokenLookup(dataSource);
   }
 

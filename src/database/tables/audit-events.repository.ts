@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { tableOf } from '@/database/tables/transactions';
 import { DataSource, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AuditEvent } from '@/database/tables/audit-events.entity';
@@ -20,11 +21,12 @@ export interface AuditEventFilter {
 /** The append-only `audit_events` table: rows are added and read, never changed. */
 @Injectable()
 export class AuditEventsRepository {
-  private readonly events: Repository<AuditEvent>;
-
-  constructor(dataSource: DataSource) {
-    this.events = dataSource.getRepository(AuditEvent);
+  /** Inside a transaction when one is open (Transactions). */
+  private get events(): Repository<AuditEvent> {
+    return tableOf(this.dataSource, AuditEvent);
   }
+
+  constructor(private readonly dataSource: DataSource) {}
 
   async append(event: NewAuditEvent): Promise<void> {
     // insert(), not save() (which wraps one statement in a transaction). Its types refuse an open JSON

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { tableOf } from '@/database/tables/transactions';
 import { DataSource, Repository } from 'typeorm';
 import { User } from '@/database/tables/users.entity';
 import type { UserFieldValue } from '@/core/project/user-fields';
@@ -15,11 +16,12 @@ export interface NewUser {
 /** The `users` table. Rules (who may do what, which fields are valid) live in the services. */
 @Injectable()
 export class UsersRepository {
-  private readonly users: Repository<User>;
-
-  constructor(dataSource: DataSource) {
-    this.users = dataSource.getRepository(User);
+  /** Inside a transaction when one is open (Transactions). */
+  private get users(): Repository<User> {
+    return tableOf(this.dataSource, User);
   }
+
+  constructor(private readonly dataSource: DataSource) {}
 
   findByUsername(username: string): Promise<User | null> {
     return this.users.findOneBy({ username });
