@@ -1,4 +1,5 @@
 import type * as AuthServiceFile from '@/auth/auth.service';
+import type * as AuditEventsFile from '@/database/tables/audit-events.repository';
 import { L, P } from '../support/api';
 import { ADMIN_PASSWORD } from '../support/server';
 import { InProcessApp, fromDist, startApp } from './bootstrap';
@@ -211,6 +212,41 @@ describe('authentication', () => {
         .auth(created.body.access_token, { type: 'bearer' });
       expect(refused.status).toBe(401);
       expect(refused.body.error).toBe('invalid_token');
+    });
+
+    it('write no token, and no user, when their audit row cannot be written', async () => {
+      const { AuditEventsRepository } = fromDist<typeof AuditEventsFile>(
+        'database/tables/audit-events.repository',
+      );
+      const admin = await t.login();
+      const named = async () =>
+        (await t.http().get(`${P}/tokens`).auth(admin, { type: 'bearer' })).body as unknown[];
+      const before = (await named()).length;
+      const append = jest
+        .spyOn(t.app.get(AuditEventsRepository), 'append')
+        .mockRejectedValueOnce(new Error('audit table unavailable'));
+      const created = await t
+        .http()
+        .post(`${P}/tokens`)
+        .auth(admin, { type: 'bearer' })
+        .send({ title: 'never audited' });
+      expect(created.status).toBe(500);
+      expect(created.body.access_token).toBeUndefined();
+      expect(await named()).toHaveLength(before);
+
+      append.mockRejectedValueOnce(new Error('audit table unavailable'));
+      const user = await t
+        .http()
+        .post(`${P}/users`)
+        .auth(admin, { type: 'bearer' })
+        .send({ username: 'unaudited', password: 'unaudited-password' });
+      expect(user.status).toBe(500);
+      const users = await t.http().get(`${P}/users`).auth(admin, { type: 'bearer' });
+      expect(users.body.map((u: { username: string }) => u.username)).not.toContain('unaudited');
+      // The refusal itself was audited once the database took writes again.
+      expect(append).toHaveBeenLastCalledWith(
+        expect.objectContaining({ action: 'user.create', outcome: 'failure', target: 'unaudited' }),
+      );
     });
 
     it('answer a body of the wrong shape with 400 invalid_request', async () => {
