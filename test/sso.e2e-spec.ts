@@ -86,6 +86,10 @@ describe('single sign-on: OIDC bearer tokens', () => {
       'a token without a username claim',
       () => idp.token(claims({ preferred_username: undefined })),
     ],
+    [
+      'a username that storage cannot hold',
+      () => idp.token(claims({ preferred_username: 'nul\u0000name' })),
+    ],
     ['an unknown key id', () => idp.token(claims(), 'rsa-1', { kid: 'unknown-kid' })],
     ['alg none', () => idp.algNone(claims())],
     ['HS256 signed with the public key', () => idp.hs256WithPublicKey(claims())],

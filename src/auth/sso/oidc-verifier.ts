@@ -1,3 +1,5 @@
+import { USERNAME } from '@/users/user-fields.rules';
+import { isStorableText } from '@/common/input-limits';
 import { JWTPayload, JWTVerifyGetKey, createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import { InvalidTokenError, NotReadyError } from '@/core/errors';
 import type { OidcConfig } from '@/config/sso-config';
@@ -50,11 +52,20 @@ export class OidcVerifier {
     if (typeof username !== 'string' || username === '') {
       throw new InvalidTokenError(`The token has no "${this.config.usernameClaim}" claim`);
     }
+    // The name becomes a users row: the same rule as for trusted headers and local users.
+    if (!USERNAME.test(username)) {
+      throw new InvalidTokenError(
+        `The token's "${this.config.usernameClaim}" is not a usable user name`,
+      );
+    }
     const rawGroups = payload[this.config.groupsClaim];
     const groups = Array.isArray(rawGroups)
-      ? rawGroups.filter((g): g is string => typeof g === 'string')
+      ? rawGroups.filter((g): g is string => typeof g === 'string' && isStorableText(g))
       : [];
-    const email = typeof payload.email === 'string' ? payload.email : undefined;
+    const email =
+      typeof payload.email === 'string' && isStorableText(payload.email)
+        ? payload.email
+        : undefined;
     return { username, email, groups, source: 'oidc' };
   }
 
