@@ -348,6 +348,25 @@ describe('input limits', () => {
     });
   });
 
+  describe('methods', () => {
+    it("answers a method the path does not have with 405 and Allow, in the layout's shape", async () => {
+      const current = await api.request('DELETE', `${P}/datasets/expenses_by_month/results`);
+      expect(current.status).toBe(405);
+      expect(current.headers.get('allow')).toBe('GET, HEAD, POST');
+      expect(current.body).toEqual({
+        statusCode: 405,
+        error: 'method_not_allowed',
+        message: expect.stringContaining('GET, HEAD, POST'),
+      });
+      const legacy = await api.request('PATCH', `${L}/token`);
+      expect(legacy.status).toBe(405);
+      expect(legacy.headers.get('allow')).toBe('POST');
+      expect(legacy.body).toEqual({ detail: expect.any(String) });
+      // A path no route has stays a 404.
+      expect((await api.request('DELETE', `${P}/no-such-thing`)).status).toBe(404);
+    });
+  });
+
   describe('an action and its audit row', () => {
     it('audits a refused token revocation and a wrong old password as failures', async () => {
       const unknown = '00000000-0000-4000-8000-000000000000';

@@ -19,7 +19,7 @@ const HTTP_CODES: Partial<Record<number, ErrorCode>> = {
   401: 'authentication_required',
   403: 'forbidden',
   404: 'not_found',
-  405: 'not_found',
+  405: 'method_not_allowed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',
@@ -119,7 +119,8 @@ function internal(): ErrorReply {
 }
 
 function httpMessage(error: HttpException, status: number): string {
-  if (status === 404 || status === 405) return 'No such resource';
+  if (status === 404) return 'No such resource';
+  if (status === 405) return 'This path does not take that method';
   const response = error.getResponse();
   if (typeof response === 'string') return response;
   const message = (response as { message?: unknown }).message;

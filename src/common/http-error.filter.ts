@@ -1,9 +1,9 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Inject } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Inject, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callerOf } from '@/common/access.decorators';
 import { describeError, renderCurrent, renderLegacy } from '@/common/error-mapping';
-import { ModelFailedError } from '@/core/errors';
+import { DomainError, ModelFailedError } from '@/core/errors';
 import { isLegacyPath } from '@/common/routes';
 import { JsonLogger } from '@/common/json-logger';
 import { requestIdOf } from '@/common/request-context';
@@ -24,9 +24,49 @@ export class HttpErrorFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
-    sendError(this.logger, error, request, response);
+    sendError(this.logger, methodNotAllowed(error, request, response) ?? error, request, response);
     return null;
   }
+}
+
+/** What this filter reads of Express 5's router (the `router` package) to list a path's methods. */
+interface RouterLayer {
+  route?: { methods: Record<string, boolean | undefined> };
+  match(path: string): unknown;
+}
+
+/**
+ * Nest answers a path that no route matched with a NotFoundException. When routes of other methods match
+ * the path, the answer is 405 with `Allow` (RFC 9110 §15.5.6), so a client or a fuzzer can tell a wrong
+ * method from a wrong path.
+ */
+function methodNotAllowed(error: unknown, request: Request, response: Response): unknown {
+  if (!(error instanceof NotFoundException) || request.route !== undefined) return undefined;
+  const stack =
+    (request.app as unknown as { router?: { stack: RouterLayer[] } }).router?.stack ?? [];
+  const path = request.path;
+  const methods = new Set<string>();
+  for (const layer of stack) {
+    if (!layer.route) continue;
+    let matched: unknown;
+    try {
+      matched = layer.match(path);
+    } catch {
+      continue; // a path that does not decode matches no route
+    }
+    if (!matched) continue;
+    for (const [method, on] of Object.entries(layer.route.methods)) {
+      if (on && method !== '_all') methods.add(method.toUpperCase());
+    }
+  }
+  if (methods.size === 0) return undefined;
+  if (methods.has('GET')) methods.add('HEAD');
+  const allowed = [...methods].sort().join(', ');
+  response.setHeader('Allow', allowed);
+  return new DomainError(
+    'method_not_allowed',
+    `This path does not take ${request.method}; it takes ${allowed}`,
+  );
 }
 
 /**

@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'method_not_allowed'
   | 'internal_error';
 
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -52,6 +53,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  method_not_allowed: 405,
   internal_error: 500,
 };
 
