@@ -45,6 +45,8 @@ export interface AppConfig {
   renderQueue: number;
   /** Time limit of one PNG render, once it has a page. */
   renderTimeoutMs: number;
+  /** Uncached queries, exports and dashboard renders one caller may run at once (then 429). */
+  callerSlots: { query: number; export: number; render: number };
   logLevel: LogLevel;
   corsOrigins: string[];
   loginMaxFailures: number;
@@ -162,6 +164,11 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     chromiumPath: text(env, 'CHROMIUM_PATH') ?? '/usr/bin/chromium',
     renderPages: integer(env, 'RENDER_PAGES', 2, 1, 64),
     renderQueue: integer(env, 'RENDER_QUEUE', 50, 0, 10_000),
+    callerSlots: {
+      query: integer(env, 'CALLER_MAX_QUERIES', 4, 1, 1000),
+      export: integer(env, 'CALLER_MAX_EXPORTS', 2, 1, 1000),
+      render: integer(env, 'CALLER_MAX_RENDERS', 2, 1, 1000),
+    },
     renderTimeoutMs: integer(env, 'RENDER_TIMEOUT_MS', 15000, 500, 600_000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'debug'], 'info'),
     corsOrigins,

@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@/config/config';
+import { CallerSlots, slotOwner } from '@/core/caller-slots';
+import { currentRequest } from '@/common/request-context';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
 import { calledDataset, datasetRequest, templateDataset } from '@/dashboards/dashboard-datasets';
@@ -51,9 +54,14 @@ export class DashboardsService {
     pages: DashboardPages,
     private readonly pool: BrowserPool,
     private readonly served: ServedProject,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.compiled.set(served.current, pages);
+    this.slots = new CallerSlots(config.callerSlots);
   }
+
+  /** Renders running per caller: each runs the dashboard's queries, a PNG also holds a browser page. */
+  private readonly slots: CallerSlots;
 
   /** The templates of the project served, compiled once per project. */
   private get pages(): DashboardPages {
@@ -76,6 +84,15 @@ export class DashboardsService {
   ): Promise<RenderedDashboard> {
     const dashboard = findItem(this.project, 'dashboard', name);
     requireScope(dashboard.scope, caller, `the dashboard "${dashboard.name}"`);
+    const owner = slotOwner(caller.username, currentRequest()?.address);
+    return this.slots.run('render', owner, () => this.renderAs(dashboard, caller, request));
+  }
+
+  private async renderAs(
+    dashboard: DashboardSpec,
+    caller: Caller,
+    request: ParameterRequest,
+  ): Promise<RenderedDashboard> {
     const html = await this.html(dashboard, caller, request);
     switch (dashboard.format) {
       case 'html':

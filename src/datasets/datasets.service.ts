@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
 import { APP_CONFIG, AppConfig } from '@/config/config';
+import { CallerSlots, slotOwner } from '@/core/caller-slots';
+import { currentRequest } from '@/common/request-context';
 import { InvalidRequestError } from '@/core/errors';
 import { Answer, DatasetResultCache } from '@/datasets/dataset-result-cache';
 import type { CachedRun } from '@/datasets/result-codec';
@@ -50,6 +52,8 @@ interface Resolved {
   dataset: DatasetSpec;
   selections: SelectionValues;
   view: CallerView;
+  /** Whose slots its uncached queries and exports take (see CallerSlots). */
+  owner: string;
 }
 
 /**
@@ -85,7 +89,12 @@ export class DatasetsService {
     private readonly cache: DatasetResultCache,
     private readonly served: ServedProject,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.slots = new CallerSlots(config.callerSlots);
+  }
+
+  /** Uncached queries and exports running per caller (a cached answer takes none). */
+  private readonly slots: CallerSlots;
 
   /**
    * A dataset's result (`name` as configured): a kept response when the same request
@@ -203,17 +212,18 @@ export class DatasetsService {
     const { value, answer } = await this.cache.get(
       dataset.name,
       `${this.storeKeyOf(keyed)}:rows:${offset}:${limit}`,
-      async () => {
-        const page = await this.engine.pageDataset(
-          dataset.name,
-          selections,
-          view,
-          { offset, limit },
-          environment,
-        );
-        // The summary's columns: a page's own names could differ where the subquery renamed duplicates.
-        return { result: { ...page, columns: summary.result.columns }, fields: summary.fields };
-      },
+      () =>
+        this.slots.run('query', keyed.owner, async () => {
+          const page = await this.engine.pageDataset(
+            dataset.name,
+            selections,
+            view,
+            { offset, limit },
+            environment,
+          );
+          // The summary's columns: a page's own names could differ where the subquery renamed duplicates.
+          return { result: { ...page, columns: summary.result.columns }, fields: summary.fields };
+        }),
       keyed.cacheable,
       'page',
     );
@@ -233,7 +243,12 @@ export class DatasetsService {
       catalog,
       catalog.selections(dataset.parameters, request, view),
     );
-    return { dataset, selections, view };
+    return {
+      dataset,
+      selections,
+      view,
+      owner: slotOwner(caller.username, currentRequest()?.address),
+    };
   }
 
   /**
@@ -275,19 +290,20 @@ export class DatasetsService {
     const { value, answer } = await this.cache.get(
       dataset.name,
       this.storeKeyOf(keyed),
-      async () => {
-        const probe = await this.engine.runDataset(
-          dataset.name,
-          selections,
-          view,
-          environment,
-          WHOLE_RESULT_ROWS,
-        );
-        const fields = this.fieldsOf(dataset, probe);
-        if (!probe.truncated) return { result: probe, fields };
-        const total = await this.engine.countDataset(dataset.name, selections, view, environment);
-        return { result: { ...probe, rows: [] }, fields, total };
-      },
+      () =>
+        this.slots.run('query', keyed.owner, async () => {
+          const probe = await this.engine.runDataset(
+            dataset.name,
+            selections,
+            view,
+            environment,
+            WHOLE_RESULT_ROWS,
+          );
+          const fields = this.fieldsOf(dataset, probe);
+          if (!probe.truncated) return { result: probe, fields };
+          const total = await this.engine.countDataset(dataset.name, selections, view, environment);
+          return { result: { ...probe, rows: [] }, fields, total };
+        }),
       keyed.cacheable,
     );
     return { ...value, answer };
@@ -299,7 +315,13 @@ export class DatasetsService {
     options: ReturnType<typeof streamOptions>,
   ): ResultReply {
     const { dataset, selections, view } = resolved;
-    const batches = this.engine.streamDataset(dataset.name, selections, view);
+    // The slot is taken when the first chunk is read (a refusal is still answered as a 429 then) and held
+    // until the last one is sent or the client goes away.
+    const batches = this.slots.stream(
+      'export',
+      resolved.owner,
+      this.engine.streamDataset(dataset.name, selections, view),
+    );
     return {
       kind: 'stream',
       contentType: CONTENT_TYPES[format],
