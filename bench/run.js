@@ -78,6 +78,10 @@ async function startDrey({ work, name, projectDir, P, log, secret, password, env
       JWT_SECRET: secret,
       ADMIN_PASSWORD: password,
       METRICS_PUBLIC: 'true',
+      // The load comes from one address with 10 connections; the per-caller limits are not what is measured.
+      CALLER_MAX_QUERIES: '10000',
+      CALLER_MAX_EXPORTS: '10000',
+      CALLER_MAX_RENDERS: '10000',
       ...env,
     },
     logFile,

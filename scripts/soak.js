@@ -60,6 +60,10 @@ async function main() {
     LOG_LEVEL: 'info',
     LOGIN_MAX_FAILURES: '1000',
     LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
+    // Every soak client is one address; the per-caller limits are not what is soaked.
+    CALLER_MAX_QUERIES: '10000',
+    CALLER_MAX_EXPORTS: '10000',
+    CALLER_MAX_RENDERS: '10000',
   };
   const server = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
     env,

@@ -165,9 +165,9 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     renderPages: integer(env, 'RENDER_PAGES', 2, 1, 64),
     renderQueue: integer(env, 'RENDER_QUEUE', 50, 0, 10_000),
     callerSlots: {
-      query: integer(env, 'CALLER_MAX_QUERIES', 4, 1, 1000),
-      export: integer(env, 'CALLER_MAX_EXPORTS', 2, 1, 1000),
-      render: integer(env, 'CALLER_MAX_RENDERS', 2, 1, 1000),
+      query: integer(env, 'CALLER_MAX_QUERIES', 8, 1, 10_000),
+      export: integer(env, 'CALLER_MAX_EXPORTS', 4, 1, 10_000),
+      render: integer(env, 'CALLER_MAX_RENDERS', 4, 1, 10_000),
     },
     renderTimeoutMs: integer(env, 'RENDER_TIMEOUT_MS', 15000, 500, 600_000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'debug'], 'info'),

@@ -138,6 +138,11 @@ export function baseEnv(
     ADMIN_PASSWORD,
     // The benchmark project's generated orders table (2,000,000 rows by default) is kept small in tests.
     ORDERS_ROWS: '20000',
+    // Tests fire bursts of uncached queries and renders from one address; the per-caller limits are
+    // tested on their own (caller-limits.e2e-spec.ts), with small values.
+    CALLER_MAX_QUERIES: '10000',
+    CALLER_MAX_EXPORTS: '10000',
+    CALLER_MAX_RENDERS: '10000',
     ...overrides,
   };
   const env: Record<string, string> = {};
