@@ -2,8 +2,9 @@
 // `npm run soak`: mixed traffic over every endpoint kind for SOAK_SECONDS (default 600) from SOAK_CONCURRENCY
 // (default 16) loops on this machine's loopback, against a freshly started server on the Postgres and Redis
 // at DATABASE_URL / REDIS_URL. Reports counts by status, latency percentiles per kind, the server's memory
-// after warm-up and at the end, and every 5xx. Exits 1 on a 5xx other than a documented 503, on memory at
-// the end more than 20% above the memory after warm-up, or on a missing audit row for a login or admin action.
+// after warm-up and at the end, p99 and RSS per minute, and every 5xx. Exits 1 on a 5xx other than a
+// documented 503, on memory at the end more than 20% above the memory after warm-up, on the last minute's RSS
+// 20% (or p99 three times) above the second's, or on a missing audit row for a login or admin action.
 'use strict';
 const { spawn } = require('node:child_process');
 const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
@@ -159,6 +160,17 @@ async function main() {
       console.log(`after warm-up (${WARMUP_SECONDS} s): RSS ${(warmRss / 1024).toFixed(1)} MB`);
     }, WARMUP_SECONDS * 1000);
     const startRss = rssKb(server.pid);
+    // Per minute: every latency and the server's RSS at its end, to show the tail and memory stay flat.
+    const minutes = [];
+    const minuteOf = () => {
+      const index = Math.floor((Date.now() - started) / 60_000);
+      while (minutes.length <= index) minutes.push({ latencies: [], rssKb: 0 });
+      return minutes[index];
+    };
+    const sampler = setInterval(() => {
+      const minute = minutes[Math.floor((Date.now() - started) / 60_000) - 1];
+      if (minute && !minute.rssKb) minute.rssKb = rssKb(server.pid);
+    }, 1000);
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (Date.now() < end) {
@@ -173,6 +185,7 @@ async function main() {
           }
           const stat = stats.get(kind.name);
           stat.latencies.push(performance.now() - t0);
+          minuteOf().latencies.push(performance.now() - t0);
           stat.statuses[status] = (stat.statuses[status] || 0) + 1;
           if (!kind.ok.includes(status)) stat.wrong += 1;
           if (status >= 500 && status !== 503) fiveHundreds.push({ kind: kind.name, status });
@@ -180,7 +193,9 @@ async function main() {
       }),
     );
     clearTimeout(warmupTimer);
+    clearInterval(sampler);
     const endRss = rssKb(server.pid);
+    if (minutes.length > 0 && !minutes[minutes.length - 1].rssKb) minutes[minutes.length - 1].rssKb = endRss;
     if (!warmRss) warmRss = startRss;
     const audit = await new Client({ connectionString: dbUrl.toString() });
     await audit.connect();
@@ -199,6 +214,14 @@ async function main() {
       const statuses = Object.entries(stat.statuses).map(([s, n]) => `${s}: ${n}`).join(', ');
       console.log(`| ${name} | ${sorted.length} | ${statuses} | ${stat.wrong} | ${percentile(sorted, 50).toFixed(1)} | ${percentile(sorted, 95).toFixed(1)} | ${percentile(sorted, 99).toFixed(1)} |`);
     }
+    console.log('\n| minute | requests | p50 ms | p99 ms | RSS MB at its end |');
+    console.log('|---:|---:|---:|---:|---:|');
+    const full = minutes.filter((minute) => minute.rssKb && minute.latencies.length > 0);
+    for (const [index, minute] of full.entries()) {
+      const sorted = minute.latencies.sort((a, b) => a - b);
+      minute.p99 = percentile(sorted, 99);
+      console.log(`| ${index + 1} | ${sorted.length} | ${percentile(sorted, 50).toFixed(1)} | ${minute.p99.toFixed(1)} | ${(minute.rssKb / 1024).toFixed(1)} |`);
+    }
     const growth = (endRss - warmRss) / warmRss;
     console.log(`\nrequests: ${requests} (${(requests / SECONDS).toFixed(0)}/s)`);
     console.log(`memory: start ${(startRss / 1024).toFixed(1)} MB, after warm-up ${(warmRss / 1024).toFixed(1)} MB, end ${(endRss / 1024).toFixed(1)} MB (${(growth * 100).toFixed(1)}% after warm-up)`);
@@ -208,6 +231,12 @@ async function main() {
     const failures = [];
     if (fiveHundreds.length > 0) failures.push('5xx answers');
     if (growth > 0.2) failures.push('memory grew more than 20% after warm-up');
+    // Flat from the second minute to the last: the tail may wander (a shared machine), not climb.
+    if (full.length >= 3) {
+      const [second, last] = [full[1], full[full.length - 1]];
+      if (last.rssKb > second.rssKb * 1.2) failures.push('RSS of the last minute more than 20% above the second');
+      if (last.p99 > second.p99 * 3) failures.push('p99 of the last minute more than 3 times the second');
+    }
     if ((audited['login'] || 0) < expected.logins) failures.push('missing audit rows for logins');
     if (adminAudited < expected.adminActions) failures.push('missing audit rows for admin actions');
     const unexpected = [...stats.values()].reduce((sum, stat) => sum + stat.wrong, 0);

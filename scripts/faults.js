@@ -1,0 +1,404 @@
+#!/usr/bin/env node
+// `npm run faults`: the fault drill. Two Drey processes (replicas) on a Postgres and a Redis of the drill's own
+// (started here on free ports, so the machine's servers and other tests are untouched), with DATA_DIRs on
+// small tmpfs mounts, serve mixed traffic (logins, catalog, cached and uncached results, exports, PNG
+// renders, named tokens created and revoked, users created and edited, builds) from FAULTS_CONCURRENCY
+// loops while the drill, one after the other: restarts Postgres, stops and starts Redis, kills Chromium,
+// fills a replica's data disk during a build, SIGKILLs a replica mid-build and the other mid-request.
+// Afterwards it checks that nothing answered was lost: every token and user answered 2xx is there with its
+// audit row, every revoked token stays refused, the previous environment served through the failed build,
+// and during the faults answers were 2xx/4xx or 503 with Retry-After, never a hang or another 5xx.
+// Prints the counts; exits 1 on any loss. Needs root (tmpfs, running Postgres as its user) and
+// /usr/lib/postgresql/*/bin, redis-server and Chromium (CHROMIUM_PATH).
+'use strict';
+const { execFileSync, spawn } = require('node:child_process');
+const { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
+const { createServer } = require('node:net');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { Client } = require('pg');
+
+const CONCURRENCY = Number(process.env.FAULTS_CONCURRENCY || 8);
+const REQUEST_TIMEOUT_MS = 30_000;
+const ADMIN_PASSWORD = 'faults-admin-password';
+const P = '/api/service-v0/project/expenses/v1';
+const ROOT = join(__dirname, '..');
+const PG_BIN = join('/usr/lib/postgresql', readdirSync('/usr/lib/postgresql').sort().pop(), 'bin');
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (...args) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A Postgres cluster of the drill's own, run as the postgres user (initdb refuses root). */
+async function startPostgres(work) {
+  const dir = join(work, 'pg');
+  mkdirSync(dir);
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
+  chownSync(dir, uid, gid);
+  chmodSync(work, 0o755);
+  const port = await freePort();
+  const as = (args) => execFileSync('runuser', ['-u', 'postgres', '--', ...args], { stdio: 'pipe' });
+  as([join(PG_BIN, 'initdb'), '-D', dir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const pgctl = (action, extra = []) =>
+    as([join(PG_BIN, 'pg_ctl'), '-D', dir, '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, ...extra, action]);
+  pgctl('start', ['-l', join(dir, 'log')]);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    restart: () => pgctl('restart', ['-m', 'fast']),
+    stop: () => pgctl('stop', ['-m', 'immediate']),
+  };
+}
+
+/** A Redis of the drill's own, in the foreground so it can be stopped and started. */
+async function startRedis() {
+  const port = await freePort();
+  let child;
+  const start = async () => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    for (let i = 0; i < 100; i += 1) {
+      try {
+        execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' });
+        return;
+      } catch {
+        await sleep(50);
+      }
+    }
+    throw new Error('redis did not start');
+  };
+  const stop = () =>
+    new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGKILL');
+    });
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, start, stop };
+}
+
+function mountTmpfs(dir, megabytes) {
+  mkdirSync(dir, { recursive: true });
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir]);
+  return () => execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
+}
+
+/** One Drey process; `restart` starts it again with the same environment. */
+function replica(name, env) {
+  const state = { name, url: '', child: undefined, lines: [] };
+  state.start = async () => {
+    state.url = '';
+    const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    state.child = child;
+    child.stderr.resume();
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      for (const line of chunk.split('\n')) {
+        if (!line) continue;
+        state.lines.push(line);
+        if (state.lines.length > 5000) state.lines.shift();
+        const match = /"msg":"listening","url":"([^"]+)"/.exec(line);
+        if (match) state.url = match[1];
+      }
+    });
+    for (let i = 0; i < 600 && !state.url; i += 1) await sleep(100);
+    if (!state.url) throw new Error(`${name} did not start`);
+    for (let i = 0; i < 600; i += 1) {
+      const ready = await fetch(`${state.url}/health/ready`).catch(() => undefined);
+      if (ready?.status === 200) return;
+      await sleep(100);
+    }
+    throw new Error(`${name} did not become ready`);
+  };
+  state.kill = (signal) =>
+    new Promise((resolve) => {
+      if (!state.child || state.child.exitCode !== null) return resolve();
+      state.child.once('exit', resolve);
+      state.child.kill(signal);
+    });
+  state.waitForLine = async (pattern, ms = 60_000) => {
+    const from = state.lines.length;
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      if (state.lines.slice(Math.max(0, from - 1)).some((line) => pattern.test(line))) return true;
+      await sleep(20);
+    }
+    return false;
+  };
+  return state;
+}
+
+async function main() {
+  const work = mkdtempSync(join(tmpdir(), 'drey-faults-'));
+  const cleanups = [];
+  const results = { requests: 0, byStatus: {}, byKind: {}, hangs: [], wrong: [], noRetryAfter: 0 };
+  const writes = { tokens: [], revoked: [], users: [], edits: [] };
+  try {
+    log('starting Postgres and Redis of the drill');
+    const pg = await startPostgres(work);
+    cleanups.push(() => pg.stop());
+    const redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const replicas = [];
+    for (const name of ['a', 'b']) {
+      const dataDir = join(work, `data-${name}`);
+      cleanups.push(mountTmpfs(dataDir, 96));
+      replicas.push(
+        replica(name, {
+          PATH: process.env.PATH,
+          NODE_ENV: 'production',
+          HOST: '127.0.0.1',
+          PORT: '0',
+          ENV_FILE: '',
+          DATABASE_URL: pg.url,
+          REDIS_URL: redis.url,
+          REDIS_PREFIX: 'faults',
+          DATA_DIR: dataDir,
+          JWT_SECRET: 'faults-secret-faults-secret-faults-0123',
+          ADMIN_PASSWORD,
+          CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+          LOGIN_MAX_FAILURES: '1000',
+          LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
+          CALLER_MAX_QUERIES: '10000',
+          CALLER_MAX_EXPORTS: '10000',
+          CALLER_MAX_RENDERS: '10000',
+        }),
+      );
+    }
+    for (const r of replicas) {
+      await r.start();
+      cleanups.push(() => r.kill('SIGKILL'));
+    }
+    log('replicas ready:', replicas.map((r) => r.url).join(' '));
+
+    let turn = 0;
+    const target = () => replicas[turn++ % replicas.length];
+    const call = async (kind, method, path, { token, json, form, accept, on } = {}) => {
+      const r = on ?? target();
+      const headers = {};
+      if (token) headers.Authorization = `Bearer ${token}`;
+      if (accept) headers.Accept = accept;
+      let body;
+      if (json !== undefined) {
+        headers['Content-Type'] = 'application/json';
+        body = JSON.stringify(json);
+      } else if (form) {
+        headers['Content-Type'] = 'application/x-www-form-urlencoded';
+        body = new URLSearchParams(form).toString();
+      }
+      let status;
+      let text = '';
+      let retryAfter = null;
+      try {
+        if (!r.url) throw Object.assign(new Error('replica down'), { down: true });
+        const response = await fetch(`${r.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        status = response.status;
+        retryAfter = response.headers.get('retry-after');
+        text = Buffer.from(await response.arrayBuffer()).toString('utf8', 0, 4096);
+      } catch (error) {
+        if (error.name === 'TimeoutError') {
+          status = 'hang';
+          results.hangs.push(`${kind} ${method} ${path}`);
+        } else {
+          // A connection to a replica that is being killed or restarted: what a load balancer retries.
+          status = 'refused';
+        }
+      }
+      results.requests += 1;
+      results.byStatus[status] = (results.byStatus[status] || 0) + 1;
+      const k = (results.byKind[kind] ??= {});
+      k[status] = (k[status] || 0) + 1;
+      if (typeof status === 'number' && status >= 500 && status !== 503) results.wrong.push(`${kind} ${method} ${path} -> ${status} ${text.slice(0, 200)}`);
+      if (status === 503 && !retryAfter) results.noRetryAfter += 1;
+      return { status, text };
+    };
+    const login = async (username, password) => {
+      for (;;) {
+        const reply = await call('login', 'POST', `${P}/login`, { form: { username, password } });
+        if (reply.status === 200) return JSON.parse(reply.text).access_token;
+        await sleep(200);
+      }
+    };
+    const admin = await login('admin', ADMIN_PASSWORD);
+
+    let stop = false;
+    let userSerial = 0;
+    const pick = (list) => list[Math.floor(Math.random() * list.length)];
+    const kinds = [
+      () => call('catalog', 'GET', `${P}/data-catalog`, { token: pick([undefined, admin]) }),
+      () => call('cached result', 'GET', `${P}/datasets/expenses_by_month/results`),
+      () => call('uncached result', 'GET', `${P}/datasets/expenses_by_month/results?min_filter=${Math.floor(Math.random() * 1e6) / 100}`),
+      () => call('export', 'GET', `${P}/datasets/expense_transactions/results`, { token: admin, accept: 'text/csv' }),
+      () => call('png render', 'GET', `${P}/dashboards/expenses_dashboard/results`, { token: admin }),
+      async () => {
+        const r = target();
+        const created = await call('token create', 'POST', `${P}/tokens`, { token: admin, json: { title: 'drill' }, on: r });
+        if (created.status !== 200) return;
+        const token = JSON.parse(created.text).access_token;
+        const id = JSON.parse(Buffer.from(token.split('.')[1], 'base64url')).jti;
+        writes.tokens.push({ id, token });
+        if (Math.random() < 0.5) {
+          const revoked = await call('token revoke', 'DELETE', `${P}/tokens/${id}`, { token: admin });
+          if (revoked.status === 200) writes.revoked.push({ id, token });
+        }
+      },
+      async () => {
+        const username = `drill_${process.pid}_${userSerial++}`;
+        const created = await call('user create', 'POST', `${P}/users`, { token: admin, json: { username, password: `${username}-pw` } });
+        if (created.status !== 200) return;
+        writes.users.push(username);
+        const edited = await call('user edit', 'PUT', `${P}/users/${username}`, { token: admin, json: { role: 'manager' } });
+        if (edited.status === 200) writes.edits.push(username);
+      },
+      () => call('login', 'POST', `${P}/login`, { form: { username: 'admin', password: pick([ADMIN_PASSWORD, 'wrong']) } }),
+    ];
+    const loops = Array.from({ length: CONCURRENCY }, async () => {
+      while (!stop) await pick(kinds)();
+    });
+
+    const faults = [];
+    const fault = async (name, action) => {
+      log('fault:', name);
+      const before = results.requests;
+      await action();
+      faults.push({ name, requestsDuring: results.requests - before });
+      await sleep(3000);
+    };
+    await sleep(3000);
+    await fault('Postgres restarted', async () => pg.restart());
+    await fault('Redis stopped for 5 s', async () => {
+      await redis.stop();
+      await sleep(5000);
+      await redis.start();
+    });
+    await fault('Chromium killed', async () => {
+      for (const r of replicas) {
+        const children = execFileSync('pgrep', ['-P', String(r.child.pid)], { stdio: 'pipe' }).toString().split('\n').filter(Boolean);
+        for (const pid of children) {
+          try {
+            process.kill(Number(pid), 'SIGKILL');
+          } catch {
+            // gone already
+          }
+        }
+      }
+    });
+    let servedThroughFailedBuild = 0;
+    let failedBuildStatus;
+    await fault('data disk full during a build', async () => {
+      const r = replicas[0];
+      const filler = join(work, `data-${r.name}`, 'filler');
+      // Leaves about a megabyte: the build's DuckDB file cannot be written.
+      try {
+        execFileSync('fallocate', ['-l', '95M', filler]);
+      } catch {
+        writeFileSync(filler, Buffer.alloc(94 * 1024 * 1024));
+      }
+      const build = call('build', 'POST', `${P}/build`, { token: admin, on: r });
+      const readers = (async () => {
+        for (let i = 0; i < 20; i += 1) {
+          const reply = await call('result during failed build', 'GET', `${P}/datasets/expenses_by_month/results`, { on: r });
+          if (reply.status === 200) servedThroughFailedBuild += 1;
+          await sleep(50);
+        }
+      })();
+      failedBuildStatus = (await build).status;
+      await readers;
+      rmSync(filler, { force: true });
+    });
+    await fault('replica b SIGKILLed mid-build, then restarted', async () => {
+      const r = replicas[1];
+      const started = r.waitForLine(/"msg":"build started"/);
+      void call('build', 'POST', `${P}/build`, { token: admin, on: r });
+      await started;
+      r.url = '';
+      await r.kill('SIGKILL');
+      await r.start();
+    });
+    await fault('replica a SIGKILLed mid-request, then restarted', async () => {
+      const r = replicas[0];
+      void call('export', 'GET', `${P}/datasets/expense_transactions/results`, { token: admin, accept: 'text/csv', on: r });
+      await sleep(5);
+      r.url = '';
+      await r.kill('SIGKILL');
+      await r.start();
+    });
+    await sleep(2000);
+    stop = true;
+    await Promise.all(loops);
+
+    log('checking what was answered');
+    const db = new Client({ connectionString: pg.url });
+    await db.connect();
+    const losses = [];
+    const audited = async (action, target) =>
+      (await db.query(`SELECT 1 FROM audit_events WHERE action = $1 AND target = $2 AND outcome = 'success'`, [action, target])).rowCount > 0;
+    const revokedIds = new Set(writes.revoked.map((t) => t.id));
+    for (const { id } of writes.tokens) {
+      if (!(await audited('token.create', id))) losses.push(`token ${id}: no audit row`);
+      const row = (await db.query('SELECT 1 FROM access_tokens WHERE id = $1', [id])).rowCount;
+      if (!revokedIds.has(id) && row === 0) losses.push(`token ${id}: answered 200, not stored`);
+    }
+    for (const { id, token } of writes.revoked) {
+      if (!(await audited('token.revoke', id))) losses.push(`revocation of ${id}: no audit row`);
+      for (const r of replicas) {
+        const me = await fetch(`${r.url}${P}/me`, { headers: { Authorization: `Bearer ${token}` } });
+        if (me.status !== 401) losses.push(`revoked token ${id} answered ${me.status} on ${r.name}`);
+      }
+    }
+    for (const username of writes.users) {
+      if ((await db.query('SELECT 1 FROM users WHERE username = $1', [username])).rowCount === 0) losses.push(`user ${username}: answered 200, not stored`);
+      if (!(await audited('user.create', username))) losses.push(`user ${username}: no audit row`);
+    }
+    for (const username of writes.edits) {
+      if (!(await audited('user.update', username))) losses.push(`edit of ${username}: no audit row`);
+    }
+    await db.end();
+
+    console.log('\n## Fault drill\n');
+    console.log(`replicas: 2, loops: ${CONCURRENCY}, requests: ${results.requests}`);
+    console.log('\n| fault | requests while it lasted |\n|---|---:|');
+    for (const f of faults) console.log(`| ${f.name} | ${f.requestsDuring} |`);
+    console.log('\n| kind | answers |\n|---|---|');
+    for (const [kind, statuses] of Object.entries(results.byKind)) {
+      console.log(`| ${kind} | ${Object.entries(statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} |`);
+    }
+    console.log(`\nwrites answered 2xx: ${writes.tokens.length} tokens (${writes.revoked.length} revoked), ${writes.users.length} users (${writes.edits.length} edited)`);
+    console.log(`build on a full disk: ${failedBuildStatus}; results served by that replica meanwhile: ${servedThroughFailedBuild} of 20`);
+    console.log(`5xx other than 503: ${results.wrong.length}; 503 without Retry-After: ${results.noRetryAfter}; hangs: ${results.hangs.length}`);
+    for (const item of [...results.wrong, ...results.hangs].slice(0, 20)) console.log('  ', item);
+    console.log(`lost: ${losses.length}`);
+    for (const item of losses.slice(0, 20)) console.log('  ', item);
+    const failures = [];
+    if (losses.length) failures.push(`${losses.length} losses`);
+    if (results.wrong.length) failures.push('5xx answers other than 503');
+    if (results.noRetryAfter) failures.push('503 without Retry-After');
+    if (results.hangs.length) failures.push('hangs');
+    if (failedBuildStatus === 200) failures.push('the build on a full disk reported success');
+    if (servedThroughFailedBuild < 20) failures.push('the previous environment was not served through the failed build');
+    console.log(failures.length ? `\nFAILED: ${failures.join('; ')}` : '\nPASSED');
+    process.exitCode = failures.length ? 1 : 0;
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch {
+        // best effort
+      }
+    }
+    rmSync(work, { recursive: true, force: true });
+    if (existsSync(work)) log('left', work);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
