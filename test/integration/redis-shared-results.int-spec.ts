@@ -160,6 +160,12 @@ describe('RedisSharedResults', () => {
       expect(kinds).toEqual(
         new Set(['value:*', 'lru', 'lru:sizes', 'lru:used'].map((k) => `${prefix}:results:${k}`)),
       );
+      // The accounting expires with the latest value, so an abandoned prefix leaves nothing behind.
+      for (const key of ['lru', 'lru:sizes', 'lru:used']) {
+        const ttl = await redis.ttl(`${prefix}:results:${key}`);
+        expect(ttl).toBeGreaterThan(TTL.ttlSeconds - 10);
+        expect(ttl).toBeLessThanOrEqual(TTL.ttlSeconds);
+      }
     });
 
     it('evicts the least recently used: a value read (claim or state) stays', async () => {
