@@ -2,20 +2,21 @@ import Redis from 'ioredis';
 import type { Claim, Ending, ReadyWait, SharedResults, SharedState } from '@/cache/shared-results';
 
 /**
- * Bytes Redis spends on one stored result beyond its value and the three copies of its key (the value key's
- * name, the member of the index, the field of the sizes): key objects, the expiry, the index's skiplist node,
- * hash table entries and the allocator's rounding. Measured on Redis 7.0 with `used_memory` over 2,000
- * results (1,000-byte values with 60-byte keys: 303 bytes; 100-byte values with 120-byte keys: 286 bytes;
- * `MEMORY USAGE` counts 204 and 221), so 320.
+ * Bytes Redis spends on one stored result beyond its value's allocation and the three copies of its key (the
+ * value key's name, the member of the index, the field of the sizes): key objects, the expiry, the index's
+ * skiplist node, hash table entries. Measured on Redis 7.0 over 1,000 to 2,000 results of 100 to 5,000 bytes
+ * with keys of 60 to 120 bytes: `MEMORY USAGE` counts 181 to 214 bytes, `used_memory` (which also has the
+ * expiry and the table's buckets, and other clients' noise) 191 to 332; so 320.
  */
 const ENTRY_OVERHEAD = 320;
 
 // The accounting of the values kept in Redis, so that they stay within `maxBytes` whoever stores them, in
 // the last three KEYS of each script: LRU, a sorted set of the results' keys scored by last use (a logical
 // clock: one more than the highest score, so that no two entries tie and no clock setting matters); SIZES,
-// a hash of the bytes each counts; USED, their total. Only values are counted: a lock (36 bytes, 5 s unless renewed by its
-// living owner) and a failure marker (one error's code and message, 5 s) are small and short-lived, and their
-// number follows the queries running or failing at a time, not the selections clients make.
+// a hash of the bytes each counts; USED, their total. Only values are counted: a lock (36 bytes, 5 s unless
+// renewed by its living owner) and a failure marker (one error's code and message, 5 s) are small and
+// short-lived, and their number follows the queries running or failing at a time, not the selections
+// clients make.
 const ACCOUNTING = `local LRU, SIZES, USED = KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
 local function newest()
   local top = redis.call('zrevrange', LRU, 0, 0, 'withscores')
@@ -63,9 +64,18 @@ return {value or false, redis.call('get', KEYS[2]) or false, redis.call('exists'
 // latest value stored: once none has been stored for a TTL, every value has expired, and so has the
 // accounting of them, so a prefix no longer used leaves nothing behind.
 const FINISH = `${ACCOUNTING}
+-- What the allocator gives a value of n bytes (with its sds header and NUL): jemalloc, Redis' own, has four
+-- size classes between powers of two, so a value may take up to a quarter more than its length (a result
+-- of 530 bytes takes 640). Counting it keeps Redis' own MEMORY USAGE of the keys within the bound.
+local function allocated(n)
+  if n < 256 then n = n + 4 elseif n < 65536 then n = n + 6 else n = n + 10 end
+  local step = 1
+  while step * 8 < n do step = step * 2 end
+  return math.ceil(n / step) * step
+end
 if ARGV[2] ~= '' then
   local member, maxBytes, valuePrefix = ARGV[6], tonumber(ARGV[8]), ARGV[7]
-  local size = #ARGV[2] + #valuePrefix + 3 * #member + tonumber(ARGV[9])
+  local size = allocated(#ARGV[2]) + #valuePrefix + 3 * #member + tonumber(ARGV[9])
   forget(member)
   if size <= maxBytes then
     redis.call('set', KEYS[1], ARGV[2], 'EX', ARGV[3])

@@ -139,19 +139,21 @@ describe('RedisSharedResults', () => {
 
   describe('bounded by maxBytes', () => {
     it('keeps the stored bytes within the bound, whichever process stores, evicting the oldest', async () => {
-      const value = 'v'.repeat(600);
-      const size = await entrySize(name(0), value);
-      const maxBytes = 6 * size + Math.floor(size / 2);
+      // Lengths just past the allocator's size classes: 4,100 bytes take 5,120.
+      const value = (i: number) => 'v'.repeat([4100, 530, 2100, 1030][i % 4]);
+      const maxBytes = 20_000;
       const stores = [await open(maxBytes), await open(maxBytes)];
       for (let i = 0; i < 120; i++) {
-        await put(stores[i % 2], name(i), value);
+        await put(stores[i % 2], name(i), value(i));
         const { valueBytes, memoryUsage } = await measure();
         expect(valueBytes).toBeLessThanOrEqual(maxBytes);
         // Redis' own count of every key under the prefix: values, their key names and the accounting.
         expect(memoryUsage).toBeLessThanOrEqual(maxBytes);
       }
+      // With no reads, the latest ones stay.
       const { live } = await measure();
-      expect(live).toEqual([114, 115, 116, 117, 118, 119].map(name));
+      expect(live.length).toBeGreaterThan(3);
+      expect(live).toEqual(Array.from(live, (_, i) => name(120 - live.length + i)));
       await expectConsistent(maxBytes);
       // Nothing but the values and their accounting is left under the prefix (no lock, no marker).
       const kinds = new Set(
@@ -188,13 +190,19 @@ describe('RedisSharedResults', () => {
     it('evicts as many small values as one large value needs, oldest first', async () => {
       const small = 'm'.repeat(50);
       const size = await entrySize(name(0), small);
+      const large = 'L'.repeat(70 * size);
+      const evicted = Math.ceil((await entrySize('large', large)) / size);
+      // Room for it takes more than one batch of eviction (64).
+      expect(evicted).toBeGreaterThan(64);
       const maxBytes = 100 * size;
       const store = await open(maxBytes);
       for (let i = 0; i < 100; i++) await put(store, name(i), small);
-      // Room for the large value takes 80 of them, more than one batch of eviction.
-      await put(store, 'large', 'L'.repeat(79 * size));
+      await put(store, 'large', large);
       const { live } = await measure();
-      expect(live).toEqual([...Array.from({ length: 20 }, (_, i) => name(80 + i)), 'large']);
+      expect(live).toEqual([
+        ...Array.from({ length: 100 - evicted }, (_, i) => name(evicted + i)),
+        'large',
+      ]);
       await expectConsistent(maxBytes);
     });
 
