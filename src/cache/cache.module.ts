@@ -13,7 +13,11 @@ export const SHARED_RESULTS = Symbol('SHARED_RESULTS');
       provide: SHARED_RESULTS,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig): SharedResults | null =>
-        config.redisUrl ? new RedisSharedResults(config.redisUrl, config.redisPrefix) : null,
+        config.redisUrl
+          ? new RedisSharedResults(config.redisUrl, config.redisPrefix, {
+              maxBytes: config.resultCacheRedisBytes,
+            })
+          : null,
     },
   ],
   exports: [SHARED_RESULTS],

@@ -22,7 +22,16 @@ describe('loadConfig', () => {
       loginMaxFailures: 5,
       loginMaxFailuresPerAddress: 20,
       loginWindowSeconds: 300,
+      resultCacheRedisBytes: 256 * 1024 * 1024,
     });
+  });
+
+  it('reads RESULT_CACHE_REDIS_MB in megabytes, fractions and 0 included', () => {
+    const bytes = (value: string) =>
+      loadConfig({ RESULT_CACHE_REDIS_MB: value }, CWD).resultCacheRedisBytes;
+    expect(bytes('1')).toBe(1024 * 1024);
+    expect(bytes('0.05')).toBe(52428);
+    expect(bytes('0')).toBe(0);
   });
 
   it('reads every variable', () => {
@@ -84,6 +93,10 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'ADMIN_PASSWORD is required'],
     [{ CORS_ORIGINS: 'example.com' }, 'CORS_ORIGINS has an invalid origin "example.com"'],
     [{ REDIS_PREFIX: 'a b' }, 'REDIS_PREFIX must be'],
+    [{ RESULT_CACHE_REDIS_MB: '-1' }, 'RESULT_CACHE_REDIS_MB must be a number of megabytes'],
+    [{ RESULT_CACHE_REDIS_MB: '1e3' }, 'RESULT_CACHE_REDIS_MB must be a number of megabytes'],
+    [{ RESULT_CACHE_REDIS_MB: '.5' }, 'RESULT_CACHE_REDIS_MB must be a number of megabytes'],
+    [{ RESULT_CACHE_REDIS_MB: '70000' }, 'RESULT_CACHE_REDIS_MB must be between 0 and 65536'],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env, CWD)).toThrow(ConfigError);
     expect(() => loadConfig(env, CWD)).toThrow(message);

@@ -36,6 +36,8 @@ export interface AppConfig {
   resultCacheMaxEntryBytes: number;
   /** Lifetime of a result in Redis: only reclaims space, since a new build changes every key. */
   resultCacheTtlSeconds: number;
+  /** Bytes of results kept in Redis, all processes together; past it the least recently used go. 0: none. */
+  resultCacheRedisBytes: number;
   /** The environment, for the variables a project's connections name (`url_env`). */
   connectionEnv: Record<string, string | undefined>;
   chromiumPath: string;
@@ -74,6 +76,18 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   }
   return value;
+}
+
+/** Megabytes as whole bytes; a fraction is allowed, so that a test can bound a cache to a few kilobytes. */
+function megabytes(env: Env, name: string, fallback: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback * 1024 * 1024;
+  if (!/^\d+(\.\d+)?$/.test(raw)) {
+    throw new ConfigError(name, `must be a number of megabytes such as 256 or 0.5, got "${raw}"`);
+  }
+  const value = Number(raw);
+  if (value > max) throw new ConfigError(name, `must be between 0 and ${max}, got ${value}`);
+  return Math.floor(value * 1024 * 1024);
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -160,6 +174,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     resultCacheMemoryBytes: integer(env, 'RESULT_CACHE_MEMORY_MB', 64, 0, 65_536) * 1024 * 1024,
     resultCacheMaxEntryBytes: integer(env, 'RESULT_CACHE_MAX_ENTRY_MB', 16, 1, 512) * 1024 * 1024,
     resultCacheTtlSeconds: integer(env, 'RESULT_CACHE_TTL_SECONDS', 86400, 1, 31_536_000),
+    resultCacheRedisBytes: megabytes(env, 'RESULT_CACHE_REDIS_MB', 256, 65_536),
     connectionEnv: env,
     chromiumPath: text(env, 'CHROMIUM_PATH') ?? '/usr/bin/chromium',
     renderPages: integer(env, 'RENDER_PAGES', 2, 1, 64),
