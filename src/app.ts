@@ -21,6 +21,8 @@ import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
 import { ERROR_SCHEMAS } from '@/common/api-schemas';
 import { PARAMETER_SCHEMAS } from '@/parameters/parameters.openapi';
 import { FastRoutes } from '@/common/fast-route/fast-routes';
+import { securityHeaders } from '@/common/security-headers';
+import { swaggerUiPolicy } from '@/docs/swagger-ui';
 
 const BODY_LIMIT = '1mb';
 
@@ -42,8 +44,8 @@ export async function createApp(
 }
 
 /**
- * Everything the application needs besides its modules: body parsers, request logging, CORS, the fast
- * routes, the OpenAPI document (DTO validation is per controller: `ValidateDtos`). `main.ts` (through {@link createApp}) and the in-process specs (an application
+ * Everything the application needs besides its modules: security headers, body parsers, request logging,
+ * CORS, the fast routes, the OpenAPI document (DTO validation is per controller: `ValidateDtos`). `main.ts` (through {@link createApp}) and the in-process specs (an application
  * made by `@nestjs/testing`) both call it, so the specs run the application as it is served.
  */
 export async function configureApp(
@@ -61,6 +63,8 @@ export async function configureApp(
 
   const metrics = app.get(MetricsService);
   const observe: RequestObserver = (...args) => metrics.observeRequest(...args);
+  // First, so that every response has them, a body parser's refusal included (the fast routes set their own).
+  app.use(securityHeaders());
   app.use(requestLogging(logger, observe));
   app.use(express.json({ limit: BODY_LIMIT, verify: refuseDeepJson }));
   app.use(express.urlencoded({ extended: false, limit: BODY_LIMIT }));
@@ -122,6 +126,8 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
     ...items.schemas,
   };
   Object.assign(document.paths, items.paths);
+  // Registered before Swagger UI's own routes, so they run first: the pages' policy in place of the API's.
+  app.use(['/docs', `/${prefix}/docs`], swaggerUiPolicy());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   SwaggerModule.setup(`${prefix}/docs`, app, document, { jsonDocumentUrl: `${prefix}/docs-json` });
 }

@@ -21,6 +21,7 @@ import { FAST_ROUTE } from '@/common/fast-route/fast-route.decorator';
 import { sendError } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
 import { RequestObserver, requestFinished, serveRequest } from '@/common/request-context';
+import { setSecurityHeaders } from '@/common/security-headers';
 
 /** What this module reads of Express 5's router (the `router` package) to match paths as Express does. */
 interface RouterLayer {
@@ -95,8 +96,9 @@ const noNext = (): void => undefined;
  *   the one Nest's microservices and GraphQL use): the global and route guards, interceptors, pipes,
  *   parameter decorators (built-in ones as Nest's router reads them) and exception filters, with an `http`
  *   execution context whose request and response are Node's own.
- * - What the app's middleware does for every request is done here: the request id and context, the log line
- *   and the metrics under the route's template (`common/request-context.ts`); Express' simple query parser
+ * - What the app's middleware does for every request is done here: the security headers, computed once
+ *   (`common/security-headers.ts`), the request id and context, the log line and the metrics under the
+ *   route's template (`common/request-context.ts`); Express' simple query parser
  *   (`node:querystring`) and its route parameters (the route's own layer matches the path).
  * - What the handler returns is written as Nest's Express adapter would: a string or an object, or a web
  *   `Response` (a 304, a stream) with back-pressure. An error before the first byte is answered by the one
@@ -287,6 +289,8 @@ export class FastRoutes {
     request.originalUrl = request.url;
     await serveRequest(request, response, async (id) => {
       try {
+        // What the app's first middleware sets on Express' responses (app.ts).
+        setSecurityHeaders(response);
         response.statusCode = route.status;
         for (const { name, value } of route.headers) response.setHeader(name, value);
         // Errors of the guards, pipes and handler are answered by the exception filters.
