@@ -8,7 +8,7 @@ export type PolicyDirectives = Record<string, readonly string[]>;
 /** Response headers computed once: each name with its value, in the order helmet sets them. */
 export type HeaderList = readonly (readonly [name: string, value: string])[];
 
-/** Nobody may frame a response of Drey's: no page of it needs to be, and framing is how clickjacking works. */
+/** No site may frame a response of Drey's: no page of it needs to be, and clickjacking needs a frame. */
 const NOT_FRAMED: PolicyDirectives = { frameAncestors: ["'none'"] };
 
 /**
