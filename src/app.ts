@@ -28,6 +28,8 @@ import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
 import { ERROR_SCHEMAS } from '@/common/api-schemas';
 import { PARAMETER_SCHEMAS } from '@/parameters/parameters.openapi';
 import { FastRoutes } from '@/common/fast-route/fast-routes';
+import { securityHeaders } from '@/common/security-headers';
+import { swaggerUiPolicy } from '@/docs/swagger-ui';
 
 /** Builds the application as `main.ts` serves it. */
 export async function createApp(
@@ -47,8 +49,8 @@ export async function createApp(
 }
 
 /**
- * Everything the application needs besides its modules: body parsers, request logging, CORS, the fast
- * routes, the OpenAPI document (DTO validation is per controller: `ValidateDtos`). `main.ts` (through {@link createApp}) and the in-process specs (an application
+ * Everything the application needs besides its modules: security headers, body parsers, request logging,
+ * CORS, the fast routes, the OpenAPI document (DTO validation is per controller: `ValidateDtos`). `main.ts` (through {@link createApp}) and the in-process specs (an application
  * made by `@nestjs/testing`) both call it, so the specs run the application as it is served.
  */
 export async function configureApp(
@@ -67,6 +69,8 @@ export async function configureApp(
 
   const metrics = app.get(MetricsService);
   const observe: RequestObserver = (...args) => metrics.observeRequest(...args);
+  // First, so that every response has them, a body parser's refusal included (the fast routes set their own).
+  app.use(securityHeaders());
   app.use(requestLogging(logger, observe));
   const fail = (error: unknown, request: Request, response: Response) =>
     sendError(logger, error, request, response);
@@ -140,6 +144,8 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
     ...items.schemas,
   };
   Object.assign(document.paths, items.paths);
+  // Registered before Swagger UI's own routes, so they run first: the pages' policy in place of the API's.
+  app.use(['/docs', `/${prefix}/docs`], swaggerUiPolicy());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   SwaggerModule.setup(`${prefix}/docs`, app, document, { jsonDocumentUrl: `${prefix}/docs-json` });
 }

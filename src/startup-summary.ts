@@ -30,7 +30,24 @@ export async function startupSummary(
     queue: queue === 'bullmq' ? 'redis (BullMQ)' : 'in-process',
     ...(envFile ? { envFile } : {}),
   });
-  const generated = app.get<Secrets>(SECRETS).generatedAdminPassword;
+  const secrets = app.get<Secrets>(SECRETS);
+  // A rotation's end is a time: say it, and say when the variables have become useless.
+  const previous = secrets.previousJwtSecrets;
+  if (previous) {
+    const until = previous.until.toISOString();
+    if (previous.until.getTime() > Date.now()) {
+      logger.emit('info', 'tokens of previous JWT secrets accepted', {
+        secrets: previous.secrets.length,
+        until,
+      });
+    } else {
+      logger.emit('warn', 'tokens of previous JWT secrets no longer accepted', {
+        until,
+        hint: 'remove JWT_PREVIOUS_SECRETS and JWT_PREVIOUS_SECRETS_UNTIL',
+      });
+    }
+  }
+  const generated = secrets.generatedAdminPassword;
   if (generated) {
     const rule = '='.repeat(72);
     process.stderr.write(

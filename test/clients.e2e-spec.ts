@@ -12,6 +12,7 @@ import { Api, P } from './support/api';
 import {
   VIEWPORT,
   launchBrowser,
+  recordPolicyRefusals,
   recordResponses,
   serverErrors,
   step,
@@ -189,7 +190,7 @@ describe('real browser clients', () => {
         expect(page.url()).toContain('#/login?');
       }));
 
-    it("opens the login page's ReDoc link: the document drawn with nothing loaded from elsewhere", () =>
+    it("opens the login page's ReDoc link: the document drawn with nothing loaded from elsewhere or refused", () =>
       run('redoc', async () => {
         const links = await page.$$eval('.api-docs-buttons a', (anchors) =>
           anchors.map((anchor) => (anchor as unknown as { href: string }).href),
@@ -200,6 +201,7 @@ describe('real browser clients', () => {
         try {
           const requests: string[] = [];
           docs.on('request', (request) => void requests.push(request.url()));
+          const refusals = recordPolicyRefusals(docs);
           await docs.goto(href);
           const title = (await api.get(`${P}/docs-json`)).body.info.title as string;
           await present(docs, withText('h1', title));
@@ -210,6 +212,7 @@ describe('real browser clients', () => {
           );
           expect(elsewhere).toEqual([]);
           expect(requests).toContain(`${t.url}${P}/docs-json`);
+          expect(refusals).toEqual([]);
         } finally {
           await docs.close();
         }

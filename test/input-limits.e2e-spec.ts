@@ -146,10 +146,12 @@ describe('input limits', () => {
       }
       // Every one was answered 413 (the log says so even where the client lost the race to read it).
       const refused = await until(
-        async () =>
-          t.server.logs.filter(
-            (line) => line.msg === 'request' && line.method === 'POST' && line.status === 413,
-          ).length,
+        () =>
+          Promise.resolve(
+            t.server.logs.filter(
+              (line) => line.msg === 'request' && line.method === 'POST' && line.status === 413,
+            ).length,
+          ),
         (count) => count >= 10,
         5000,
         20,

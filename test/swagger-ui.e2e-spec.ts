@@ -1,15 +1,22 @@
 import type { Browser } from 'playwright-core';
 import { P } from './support/api';
-import { launchBrowser, recordResponses, serverErrors } from './support/browser';
+import {
+  launchBrowser,
+  recordPolicyRefusals,
+  recordResponses,
+  serverErrors,
+  withText,
+} from './support/browser';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
 
 const ME = '#operations-authentication-AuthController_me';
 
 /**
- * Swagger UI as a person uses it: its Authorize dialog with the default settings (which send the OAuth2
- * client credentials, empty, in a Basic header), then "Try it out" on an endpoint that needs the token.
+ * The pages Drey serves to people, in Chromium, under the Content-Security-Policy each gets: Swagger UI as a
+ * person uses it, ReDoc with its search, and an HTML dashboard with its charts. Each must work with nothing
+ * refused: a console error naming the policy fails the test.
  */
-describe('Swagger UI in Chromium', () => {
+describe('Swagger UI, ReDoc and an HTML dashboard in Chromium', () => {
   let t: TestServer;
   let browser: Browser;
 
@@ -21,9 +28,12 @@ describe('Swagger UI in Chromium', () => {
     await t?.close();
   });
 
-  it('signs in through Authorize with its default settings, then calls me with the token', async () => {
+  // Its Authorize dialog with the default settings (which send the OAuth2 client credentials, empty, in a
+  // Basic header), then "Try it out" on an endpoint that needs the token.
+  it('Swagger UI signs in through Authorize with its default settings, then calls me with the token', async () => {
     const page = await browser.newPage();
     const responses = recordResponses(page);
+    const refusals = recordPolicyRefusals(page);
     await page.goto(`${t.url}/docs`);
 
     await page.click('button.authorize');
@@ -50,5 +60,50 @@ describe('Swagger UI in Chromium', () => {
     expect(await me.request().headerValue('authorization')).toMatch(/^Bearer \S+$/);
     expect(await me.json()).toMatchObject({ username: 'admin', is_admin: true });
     expect(serverErrors(responses)).toEqual([]);
+    expect(refusals).toEqual([]);
+    await page.close();
+  });
+
+  it.each(['/docs', `${P}/docs`])('Swagger UI draws the document at %s', async (path) => {
+    const page = await browser.newPage();
+    const refusals = recordPolicyRefusals(page);
+    await page.goto(`${t.url}${path}`);
+    await page.waitForSelector(ME);
+    expect(refusals).toEqual([]);
+    await page.close();
+  });
+
+  it.each(['/redoc', `${P}/redoc`])(
+    'ReDoc draws the document at %s and searches it',
+    async (path) => {
+      const page = await browser.newPage();
+      const refusals = recordPolicyRefusals(page);
+      await page.goto(`${t.url}${path}`);
+      await page.waitForSelector(withText('h1', 'Drey: Expenses'));
+      // The search runs in a worker made from a blob: URL, which the policy must allow.
+      await page.fill('input[aria-label="Search"]', 'login');
+      await page.waitForSelector('[data-role="search:results"] li');
+      expect(refusals).toEqual([]);
+      await page.close();
+    },
+  );
+
+  it('draws an HTML dashboard with its charts', async () => {
+    const page = await browser.newPage();
+    const refusals = recordPolicyRefusals(page);
+    await page.goto(`${t.url}${P}/dashboards/expenses_report/results`);
+    // The layout's script says it is done once Chart.js has drawn the charts.
+    await page.waitForFunction(
+      () => (globalThis as { __dreyReady?: boolean }).__dreyReady === true,
+    );
+    expect(await page.locator('canvas').count()).toBeGreaterThan(0);
+    const drawn = await page.evaluate(
+      () =>
+        Object.keys((globalThis as { Chart?: { instances: object } }).Chart?.instances ?? {})
+          .length,
+    );
+    expect(drawn).toBeGreaterThan(0);
+    expect(refusals).toEqual([]);
+    await page.close();
   });
 });

@@ -7,6 +7,7 @@ import { DomainError, ModelFailedError } from '@/core/errors';
 import { isLegacyPath } from '@/common/routes';
 import { JsonLogger } from '@/common/json-logger';
 import { requestIdOf } from '@/common/request-context';
+import { setSecurityHeaders } from '@/common/security-headers';
 
 /**
  * The one place where errors become responses. Each layout has its own body shape; the layout is the
@@ -106,6 +107,8 @@ export function sendError(
     response.destroy();
     return;
   }
+  // An error is never the page its route serves: whatever policy the route had set, the API's.
+  setSecurityHeaders(response);
   if (reply.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
   if (reply.retryAfterSeconds !== undefined) {
     response.setHeader('Retry-After', String(reply.retryAfterSeconds));

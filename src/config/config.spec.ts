@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '@/config/config';
 
 const CWD = '/srv/drey';
+const UNTIL = '2026-12-01T12:00:00Z';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -97,9 +98,58 @@ describe('loadConfig', () => {
     [{ RESULT_CACHE_REDIS_MB: '1e3' }, 'RESULT_CACHE_REDIS_MB must be a number of megabytes'],
     [{ RESULT_CACHE_REDIS_MB: '.5' }, 'RESULT_CACHE_REDIS_MB must be a number of megabytes'],
     [{ RESULT_CACHE_REDIS_MB: '70000' }, 'RESULT_CACHE_REDIS_MB must be between 0 and 65536'],
-  ])('refuses %j', (env, message) => {
+    [
+      { JWT_PREVIOUS_SECRETS: `${'p'.repeat(32)},short`, JWT_PREVIOUS_SECRETS_UNTIL: UNTIL },
+      'JWT_PREVIOUS_SECRETS entry 2 of 2 must be at least 32 characters long',
+    ],
+    [
+      {
+        JWT_SECRET: 'x'.repeat(32),
+        JWT_PREVIOUS_SECRETS: 'x'.repeat(32),
+        JWT_PREVIOUS_SECRETS_UNTIL: UNTIL,
+      },
+      'JWT_PREVIOUS_SECRETS entry 1 of 1 is JWT_SECRET itself',
+    ],
+    [
+      {
+        JWT_PREVIOUS_SECRETS: `${'p'.repeat(32)},${'p'.repeat(32)}`,
+        JWT_PREVIOUS_SECRETS_UNTIL: UNTIL,
+      },
+      'JWT_PREVIOUS_SECRETS entry 2 of 2 is listed twice',
+    ],
+    [{ JWT_PREVIOUS_SECRETS: 'p'.repeat(32) }, 'JWT_PREVIOUS_SECRETS_UNTIL is required'],
+    ...['2026-12-01', '2026-12-01T12:00:00', '2026-02-30T12:00:00Z', 'tomorrow', '1796126400'].map(
+      (until) => [
+        { JWT_PREVIOUS_SECRETS: 'p'.repeat(32), JWT_PREVIOUS_SECRETS_UNTIL: until },
+        `JWT_PREVIOUS_SECRETS_UNTIL must be a date and time with its zone`,
+      ],
+    ),
+  ] as [Record<string, string>, string][])('refuses %j', (env, message) => {
     expect(() => loadConfig(env, CWD)).toThrow(ConfigError);
     expect(() => loadConfig(env, CWD)).toThrow(message);
+  });
+
+  it('reads previous JWT secrets with the time they stop counting, and none by default', () => {
+    expect(loadConfig({}, CWD)).toMatchObject({ jwtPreviousSecrets: [] });
+    expect(loadConfig({}, CWD).jwtPreviousSecretsUntil).toBeUndefined();
+    const [a, b] = ['a'.repeat(32), 'b'.repeat(40)];
+    const config = loadConfig(
+      {
+        JWT_SECRET: 'x'.repeat(32),
+        JWT_PREVIOUS_SECRETS: ` ${a} , ${b},`,
+        JWT_PREVIOUS_SECRETS_UNTIL: '2026-12-01T13:30+01:30',
+      },
+      CWD,
+    );
+    expect(config.jwtPreviousSecrets).toEqual([a, b]);
+    expect(config.jwtPreviousSecretsUntil?.toISOString()).toBe('2026-12-01T12:00:00.000Z');
+  });
+
+  it('never prints a secret in its error', () => {
+    const secret = 'a-secret-nobody-should-read-in-a-log';
+    expect(() =>
+      loadConfig({ JWT_SECRET: secret, JWT_PREVIOUS_SECRETS: `${secret},short` }, CWD),
+    ).toThrow(expect.objectContaining({ message: expect.not.stringContaining(secret) }));
   });
 
   it('names the variable on the error, in one line', () => {

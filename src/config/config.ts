@@ -25,6 +25,13 @@ export interface AppConfig {
   dataDir: string;
   /** Undefined in development means "generate once and persist under dataDir". */
   jwtSecret?: string;
+  /**
+   * Secrets tokens were signed with before JWT_SECRET, still accepted (never used to sign) until
+   * `jwtPreviousSecretsUntil`: a rotation that signs nobody out. Empty when none.
+   */
+  jwtPreviousSecrets: string[];
+  /** When the previous secrets stop being accepted; set whenever `jwtPreviousSecrets` is not empty. */
+  jwtPreviousSecretsUntil?: Date;
   adminPassword?: string;
   tokenExpireMinutes: number;
   maxResultRows: number;
@@ -119,6 +126,54 @@ function path(env: Env, name: string, fallback: string, cwd: string): string {
   return isAbsolute(raw) ? raw : resolve(cwd, raw);
 }
 
+// A date and a time with its zone (`Z` or an offset): a bare local time would depend on the machine's zone.
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Whether the date of `YYYY-MM-DD...` exists: Date.parse reads February 30 as March 2. */
+function realDay(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number);
+  return new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+}
+
+/**
+ * JWT_PREVIOUS_SECRETS (comma-separated, each as long as JWT_SECRET must be, none of them JWT_SECRET) and
+ * JWT_PREVIOUS_SECRETS_UNTIL, required with them: no previous secret is accepted for ever by accident.
+ * Problems name an entry by its position, never its value.
+ */
+function previousSecrets(
+  env: Env,
+  jwtSecret: string | undefined,
+): { jwtPreviousSecrets: string[]; jwtPreviousSecretsUntil?: Date } {
+  const name = 'JWT_PREVIOUS_SECRETS';
+  const secrets = (text(env, name) ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter((secret) => secret !== '');
+  secrets.forEach((secret, index) => {
+    const which = `entry ${index + 1} of ${secrets.length}`;
+    if (secret.length < 32)
+      throw new ConfigError(name, `${which} must be at least 32 characters long`);
+    if (secret === jwtSecret) throw new ConfigError(name, `${which} is JWT_SECRET itself`);
+    if (secrets.indexOf(secret) !== index) throw new ConfigError(name, `${which} is listed twice`);
+  });
+  if (secrets.length === 0) return { jwtPreviousSecrets: [] };
+  const until = text(env, 'JWT_PREVIOUS_SECRETS_UNTIL');
+  if (until === undefined) {
+    throw new ConfigError(
+      'JWT_PREVIOUS_SECRETS_UNTIL',
+      'is required with JWT_PREVIOUS_SECRETS: the time they stop being accepted (e.g. 2026-12-01T12:00:00Z)',
+    );
+  }
+  const time = Date.parse(until);
+  if (!INSTANT.test(until) || Number.isNaN(time) || !realDay(until)) {
+    throw new ConfigError(
+      'JWT_PREVIOUS_SECRETS_UNTIL',
+      `must be a date and time with its zone, e.g. 2026-12-01T12:00:00Z, got "${until}"`,
+    );
+  }
+  return { jwtPreviousSecrets: secrets, jwtPreviousSecretsUntil: new Date(time) };
+}
+
 function redisPrefix(env: Env): string {
   const raw = text(env, 'REDIS_PREFIX') ?? 'drey';
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) {
@@ -167,6 +222,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     redisPrefix: redisPrefix(env),
     dataDir: path(env, 'DATA_DIR', '.data', cwd),
     jwtSecret,
+    ...previousSecrets(env, jwtSecret),
     adminPassword,
     tokenExpireMinutes: integer(env, 'TOKEN_EXPIRE_MINUTES', 30, 1, 525600),
     maxResultRows: integer(env, 'MAX_RESULT_ROWS', 100000, 1, 100_000_000),

@@ -1,7 +1,7 @@
 import { Header, StreamableFile, applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 import type { RenderedDashboard } from '@/dashboards/dashboards.service';
-import { CONTENT_SECURITY_POLICY } from '@/dashboards/template/page-layout';
+import { CONTENT_SECURITY_POLICY_HEADER } from '@/dashboards/template/page-layout';
 
 /**
  * The response body of a dashboard. A Buffer returned from a handler would be sent as JSON; a
@@ -17,13 +17,13 @@ export function toDashboardFile(rendered: RenderedDashboard): StreamableFile {
 
 /**
  * Headers and documentation of a dashboard result. It depends on the caller and the data (no caching), and
- * the page's own policy is repeated as a header, which also covers templates that do not use the layout.
+ * the page's own policy is repeated as a header in place of the API's (the other security headers, as on
+ * every response, come from `common/security-headers.ts`).
  */
 export const DashboardResult = () =>
   applyDecorators(
     Header('Cache-Control', 'private, no-store'),
-    Header('X-Content-Type-Options', 'nosniff'),
-    Header('Content-Security-Policy', CONTENT_SECURITY_POLICY),
+    Header('Content-Security-Policy', CONTENT_SECURITY_POLICY_HEADER),
     ApiProduces('text/html', 'image/png'),
     ApiOkResponse({
       description: "The rendered dashboard: HTML or PNG, as the catalog entry's result_format says",

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { escapeHtml } from '@/common/html';
+import { pagePolicy } from '@/common/security-headers';
 
 /**
  * ReDoc's standalone bundle, served by the service itself: the pages load nothing from elsewhere. The build
@@ -14,18 +15,20 @@ function bundleFile(): string {
 export const REDOC_SCRIPT = 'redoc.standalone.js';
 
 // The bundle draws a vendor logo from its CDN: the served copy points that image at an empty data URL
-// instead (it then hides itself), and the policy keeps every other load on our own origin. Styles are
-// injected at run time and the search runs in a blob worker.
+// instead (it then hides itself), and the policy keeps every other load on our own origin: the bundle, the
+// document it fetches, the styles it injects at run time (and the page's own) and its search, which runs in
+// a blob worker.
 const VENDOR_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
-export const REDOC_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "worker-src 'self' blob:",
-  "connect-src 'self'",
-].join('; ');
+export const REDOC_POLICY = pagePolicy({
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'unsafe-inline'"],
+  imgSrc: ['data:'],
+  workerSrc: ['blob:'],
+  connectSrc: ["'self'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+});
 
 /** The bundle as served: read once, with the CDN logo taken out. */
 export function redocBundle(): string {

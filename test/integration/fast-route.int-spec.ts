@@ -6,6 +6,7 @@ import type * as FastRouteDecoratorFile from '@/common/fast-route/fast-route.dec
 import type * as FastRouteModuleFile from '@/common/fast-route/fast-route.module';
 import type * as FastRoutesFile from '@/common/fast-route/fast-routes';
 import type * as JsonLoggerFile from '@/common/json-logger';
+import type * as SecurityHeadersFile from '@/common/security-headers';
 import { fromDist } from './bootstrap';
 
 /** Node's own require, put on the spec's global by `native-require.environment.js`. */
@@ -149,6 +150,45 @@ describe('@FastRoute()', () => {
         expect(page.body).toEqual({ seen: 'ada' });
         expect(observed.at(-1)).toEqual({ route: '/pages/p/:name', status: 200 });
       }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("sets the security headers itself, which Express' responses get from the app's middleware", async () => {
+    const { SECURITY_HEADERS } = fromDist<typeof SecurityHeadersFile>('common/security-headers');
+    class Plain {
+      fast(fail: string | undefined) {
+        if (fail) throw new Error('failed');
+        return { fast: true };
+      }
+      slow() {
+        return { fast: false };
+      }
+    }
+    decorate(Plain.prototype, 'fast', Get('fast'), FastRoute());
+    decorate(Plain.prototype, 'slow', Get('slow'));
+    Query('fail')(Plain.prototype, 'fast', 0);
+    Controller('plain')(Plain);
+
+    const app = await appWith(Plain);
+    try {
+      const http = request(app.getHttpServer());
+      const expected = Object.fromEntries(
+        SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]),
+      );
+      expect(Object.keys(expected)).toContain('content-security-policy');
+      for (const path of ['/plain/fast', '/plain/fast?fail=1']) {
+        const before = observed.length;
+        const reply = await http.get(path);
+        expect(observed.length).toBe(before + 1);
+        expect(reply.status).toBe(path.endsWith('fail=1') ? 500 : 200);
+        expect(reply.headers).toMatchObject(expected);
+      }
+      // This application has none of configureApp's middleware: Express' response has none of them.
+      const slow = await http.get('/plain/slow');
+      expect(slow.body).toEqual({ fast: false });
+      expect(slow.headers['content-security-policy']).toBeUndefined();
     } finally {
       await app.close();
     }

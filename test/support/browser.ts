@@ -43,6 +43,21 @@ export function serverErrors(responses: Response[]): string[] {
 }
 
 /**
+ * The Content-Security-Policy refusals a page reports on its console: Chromium writes an error for each load,
+ * inline script or style, worker or connection the page's policy refuses. A page whose policy allows what it
+ * needs has none.
+ */
+export function recordPolicyRefusals(page: Page): string[] {
+  const refusals: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && message.text().includes('Content Security Policy')) {
+      refusals.push(message.text());
+    }
+  });
+  return refusals;
+}
+
+/**
  * A selector for the deepest element, `scope` itself or inside it, whose text contains `text` (case and
  * spaces as given). `scope` is a CSS selector without commas; empty for the whole page.
  */

@@ -21,6 +21,7 @@ import { sendError } from '@/common/http-error.filter';
 import { JsonLogger } from '@/common/json-logger';
 import { checkUrl } from '@/common/input-limits';
 import { RequestObserver, requestFinished, serveRequest } from '@/common/request-context';
+import { setSecurityHeaders } from '@/common/security-headers';
 
 /** What this module reads of Express 5's router (the `router` package) to match paths as Express does. */
 interface RouterLayer {
@@ -95,8 +96,9 @@ const noNext = (): void => undefined;
  *   the one Nest's microservices and GraphQL use): the global and route guards, interceptors, pipes,
  *   parameter decorators (built-in ones as Nest's router reads them) and exception filters, with an `http`
  *   execution context whose request and response are Node's own.
- * - What the app's middleware does for every request is done here: the request id and context, the log line
- *   and the metrics under the route's template (`common/request-context.ts`); Express' simple query parser
+ * - What the app's middleware does for every request is done here: the security headers, computed once
+ *   (`common/security-headers.ts`), the request id and context, the log line and the metrics under the
+ *   route's template (`common/request-context.ts`); Express' simple query parser
  *   (`node:querystring`) and its route parameters (the route's own layer matches the path).
  * - What the handler returns is written as Nest's Express adapter would: a string or an object, or a web
  *   `Response` (a 304, a stream) with back-pressure. An error before the first byte is answered by the one
@@ -283,6 +285,8 @@ export class FastRoutes {
     request.originalUrl = request.url;
     await serveRequest(request, response, async (id) => {
       try {
+        // What the app's first middleware sets on Express' responses (app.ts).
+        setSecurityHeaders(response);
         // As app.ts reads it for Express (requestLimits, then the query parser), with the same bounds.
         request.query = checkUrl(request.url ?? '');
         response.statusCode = route.status;

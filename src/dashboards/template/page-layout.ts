@@ -1,17 +1,32 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { PolicyDirectives, pagePolicy, policyText } from '@/common/security-headers';
 
 /** The name project templates extend: `{% extends "drey/dashboard.html" %}`. */
 export const LAYOUT_NAME = 'drey/dashboard.html';
 
 /**
  * Nothing may be loaded from outside the page, in a reader's browser as in the PNG renderer: the policy
- * allows only the page's own inline scripts and styles and data: images. Each refusal is reported on the
- * console with a mark that the renderer logs (render/chromium.ts).
+ * allows only the page's own inline scripts and styles and data: images. Inline scripts, not hashes: a
+ * template that does not extend the layout writes its own (it must set `__dreyReady`), and what the page
+ * prints from data and selections is escaped, never markup. Each refusal is reported on the console with a
+ * mark that the renderer logs (render/chromium.ts).
  */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; " +
-  "font-src data:; base-uri 'none'; form-action 'none'";
+const PAGE_DIRECTIVES: PolicyDirectives = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'unsafe-inline'"],
+  styleSrc: ["'unsafe-inline'"],
+  imgSrc: ['data:'],
+  fontSrc: ['data:'],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+};
+
+/** The policy the layout's `<meta>` carries (a `<meta>` cannot say who may frame the page). */
+export const CONTENT_SECURITY_POLICY = policyText(PAGE_DIRECTIVES);
+
+/** The same policy as the response's header, which also covers templates that do not use the layout. */
+export const CONTENT_SECURITY_POLICY_HEADER = pagePolicy(PAGE_DIRECTIVES);
 
 export const REPORT_REFUSALS = `document.addEventListener('securitypolicyviolation', function (event) {
   console.warn('[drey] refused ' + event.blockedURI);
