@@ -11,8 +11,9 @@
 // Prints the counts; exits 1 on any loss. Needs root (tmpfs, running Postgres as its user) and
 // /usr/lib/postgresql/*/bin, redis-server and Chromium (CHROMIUM_PATH).
 'use strict';
-const { execFileSync, spawn } = require('node:child_process');
-const { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
+const { execFile, execFileSync, spawn } = require('node:child_process');
+const { promisify } = require('node:util');
+const { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } = require('node:fs');
 const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -48,11 +49,13 @@ async function startPostgres(work) {
   chownSync(dir, uid, gid);
   chmodSync(work, 0o755);
   const port = await freePort();
-  const as = (args) => execFileSync('runuser', ['-u', 'postgres', '--', ...args], { stdio: 'pipe' });
-  as([join(PG_BIN, 'initdb'), '-D', dir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  // Asynchronous, so that traffic goes on while Postgres restarts; its output goes to a log file (a pipe would
+  // be held open by the server and never end).
+  const as = (args) => promisify(execFile)('runuser', ['-u', 'postgres', '--', ...args]);
+  await as([join(PG_BIN, 'initdb'), '-D', dir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const pgctl = (action, extra = []) =>
-    as([join(PG_BIN, 'pg_ctl'), '-D', dir, '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, ...extra, action]);
-  pgctl('start', ['-l', join(dir, 'log')]);
+    as([join(PG_BIN, 'pg_ctl'), '-D', dir, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, ...extra, action]);
+  await pgctl('start');
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     restart: () => pgctl('restart', ['-m', 'fast']),
@@ -91,15 +94,17 @@ function mountTmpfs(dir, megabytes) {
   return () => execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
 }
 
-/** One Drey process; `restart` starts it again with the same environment. */
-function replica(name, env) {
+/** One Drey process; `start` starts it (again) with the same environment, its output appended to `logFile`. */
+function replica(name, env, logFile) {
   const state = { name, url: '', child: undefined, lines: [] };
   state.start = async () => {
     state.url = '';
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     state.child = child;
-    child.stderr.resume();
+    const file = createWriteStream(logFile, { flags: 'a' });
+    child.stderr.pipe(file);
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      file.write(chunk);
       for (const line of chunk.split('\n')) {
         if (!line) continue;
         state.lines.push(line);
@@ -135,7 +140,12 @@ function replica(name, env) {
   return state;
 }
 
+/** The replicas' logs are kept after the drill (the drill's other files are not). */
+const LOGS = process.env.FAULTS_LOG_DIR || join(tmpdir(), 'drey-faults-logs');
+
 async function main() {
+  rmSync(LOGS, { recursive: true, force: true });
+  mkdirSync(LOGS, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'drey-faults-'));
   const cleanups = [];
   const results = { requests: 0, byStatus: {}, byKind: {}, hangs: [], wrong: [], noRetryAfter: 0 };
@@ -169,7 +179,7 @@ async function main() {
           CALLER_MAX_QUERIES: '10000',
           CALLER_MAX_EXPORTS: '10000',
           CALLER_MAX_RENDERS: '10000',
-        }),
+        }, join(LOGS, `replica-${name}.log`)),
       );
     }
     for (const r of replicas) {
@@ -234,7 +244,7 @@ async function main() {
     const kinds = [
       () => call('catalog', 'GET', `${P}/data-catalog`, { token: pick([undefined, admin]) }),
       () => call('cached result', 'GET', `${P}/datasets/expenses_by_month/results`),
-      () => call('uncached result', 'GET', `${P}/datasets/expenses_by_month/results?min_filter=${Math.floor(Math.random() * 1e6) / 100}`),
+      () => call('uncached result', 'GET', `${P}/datasets/expenses_by_month/results?min_filter=${10 * Math.floor(Math.random() * 30)}&max_filter=${300 - 10 * Math.floor(Math.random() * 10)}`),
       () => call('export', 'GET', `${P}/datasets/expense_transactions/results`, { token: admin, accept: 'text/csv' }),
       () => call('png render', 'GET', `${P}/dashboards/expenses_dashboard/results`, { token: admin }),
       async () => {
@@ -295,12 +305,9 @@ async function main() {
     await fault('data disk full during a build', async () => {
       const r = replicas[0];
       const filler = join(work, `data-${r.name}`, 'filler');
-      // Leaves about a megabyte: the build's DuckDB file cannot be written.
-      try {
-        execFileSync('fallocate', ['-l', '95M', filler]);
-      } catch {
-        writeFileSync(filler, Buffer.alloc(94 * 1024 * 1024));
-      }
+      // Leaves 256 KB: the build's DuckDB file cannot be written.
+      const { bavail, bsize } = statfsSync(join(work, `data-${r.name}`));
+      writeFileSync(filler, Buffer.alloc(Math.max(0, bavail * bsize - 256 * 1024)));
       const build = call('build', 'POST', `${P}/build`, { token: admin, on: r });
       const readers = (async () => {
         for (let i = 0; i < 20; i += 1) {
@@ -383,6 +390,7 @@ async function main() {
     if (results.hangs.length) failures.push('hangs');
     if (failedBuildStatus === 200) failures.push('the build on a full disk reported success');
     if (servedThroughFailedBuild < 20) failures.push('the previous environment was not served through the failed build');
+    console.log(`\nthe replicas' logs: ${LOGS}`);
     console.log(failures.length ? `\nFAILED: ${failures.join('; ')}` : '\nPASSED');
     process.exitCode = failures.length ? 1 : 0;
   } finally {
