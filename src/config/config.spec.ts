@@ -22,7 +22,18 @@ describe('loadConfig', () => {
       loginMaxFailures: 5,
       loginMaxFailuresPerAddress: 20,
       loginWindowSeconds: 300,
+      queryTimeoutMs: 30000,
+      engine: { memoryLimitMb: 1024, threads: 2, tempLimitMb: 1024 },
     });
+  });
+
+  it('reads the engine limits', () => {
+    expect(
+      loadConfig(
+        { ENGINE_MEMORY_LIMIT_MB: '256', ENGINE_THREADS: '1', ENGINE_TEMP_LIMIT_MB: '0' },
+        CWD,
+      ),
+    ).toMatchObject({ engine: { memoryLimitMb: 256, threads: 1, tempLimitMb: 0 } });
   });
 
   it('reads every variable', () => {
@@ -84,6 +95,9 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'ADMIN_PASSWORD is required'],
     [{ CORS_ORIGINS: 'example.com' }, 'CORS_ORIGINS has an invalid origin "example.com"'],
     [{ REDIS_PREFIX: 'a b' }, 'REDIS_PREFIX must be'],
+    [{ ENGINE_MEMORY_LIMIT_MB: '10' }, 'ENGINE_MEMORY_LIMIT_MB must be between 64'],
+    [{ ENGINE_THREADS: '0' }, 'ENGINE_THREADS must be between 1 and 256, got 0'],
+    [{ ENGINE_TEMP_LIMIT_MB: '1GB' }, 'ENGINE_TEMP_LIMIT_MB must be a whole number'],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env, CWD)).toThrow(ConfigError);
     expect(() => loadConfig(env, CWD)).toThrow(message);

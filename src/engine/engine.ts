@@ -5,6 +5,7 @@ import {
   ExternalConnections,
 } from '@/engine/connections/connection-registry';
 import type { QueryLimits } from '@/engine/duckdb/duckdb-query';
+import { DEFAULT_ENGINE_LIMITS, EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import type { Environment, Lease } from '@/engine/environment/environment';
 import { EnvironmentManager } from '@/engine/environment/environment-manager';
@@ -40,6 +41,8 @@ export interface EngineOptions {
   /** Rows kept of one result (`MAX_RESULT_ROWS`); beyond it a result is marked truncated. */
   maxRows?: number;
   postgresPoolSize?: ConnectionOptions['postgresPoolSize'];
+  /** Memory, threads and spill space of every DuckDB database: the one served, and a build's. */
+  limits?: Partial<EngineLimits>;
 }
 
 /** Runs queries over the environment being built, before readers switch to it. */
@@ -78,11 +81,15 @@ export class Engine {
    */
   constructor(project: Project | ServedProject, options: EngineOptions) {
     this.served = project instanceof ServedProject ? project : new ServedProject(project);
-    this.environments = new EnvironmentManager(options.dataDir, (environment) => {
-      environment.project ??= this.projectOnDisk();
-      this.served.replace(environment.project);
-      this.reads.clear();
-    });
+    this.environments = new EnvironmentManager(
+      options.dataDir,
+      (environment) => {
+        environment.project ??= this.projectOnDisk();
+        this.served.replace(environment.project);
+        this.reads.clear();
+      },
+      { ...DEFAULT_ENGINE_LIMITS, ...options.limits },
+    );
     this.env = options.env ?? {};
     this.connections = new ExternalConnections(this.project.connections, this.env, {
       postgresPoolSize: options.postgresPoolSize ?? 5,

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { DomainError } from '@/core/errors';
+import { EngineLimits, openDuckdb } from '@/engine/duckdb/duckdb-instance';
 import { BuiltModel, LocatedError, materialize } from '@/engine/build/materialize';
 import { ProjectError } from '@/core/project/project-errors';
 import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
@@ -68,8 +68,10 @@ async function writeFile(
   file: string,
   onProgress: (progress: BuildProgress) => void,
   env: Env,
+  limits: EngineLimits,
 ): Promise<ModelBuildFigures[]> {
-  const instance = await DuckDBInstance.create(file);
+  // The project's own SQL is trusted here, but runs within the limits requests have.
+  const instance = await openDuckdb(file, {}, limits);
   const connection = await instance.connect();
   try {
     const models = project.models.filter(isBuilt);
@@ -128,8 +130,8 @@ export async function runBuild(
   };
   let environment: Environment | undefined;
   try {
-    const models = await writeFile(project, connections, file, onProgress, env);
-    environment = await Environment.open(buildId, file);
+    const models = await writeFile(project, connections, file, onProgress, env, manager.limits);
+    environment = await Environment.open(buildId, file, manager.limits);
     if (hooks.beforeSwitch) {
       try {
         await hooks.beforeSwitch(environment);
