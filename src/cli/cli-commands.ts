@@ -83,11 +83,7 @@ export async function validate(
   );
 }
 
-export async function build(
-  project: Project,
-  options: EngineSetup,
-  output: Output,
-): Promise<void> {
+export async function build(project: Project, options: EngineSetup, output: Output): Promise<void> {
   const engine = new Engine(project, options);
   try {
     await engine.open();
@@ -170,10 +166,7 @@ export function formatCompiled(compiled: CompiledDataset): string[] {
  * The catalog `compile` validates with: as the service's, on the current environment when the project's
  * parameters take options or bounds from queries (then it must have been built).
  */
-async function catalogOf(
-  project: Project,
-  options: EngineSetup,
-): Promise<ParameterCatalog> {
+async function catalogOf(project: Project, options: EngineSetup): Promise<ParameterCatalog> {
   if (parameterQueries(project.parameters).length === 0) {
     return buildCatalog(project, () => Promise.resolve([]));
   }
