@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { DomainError } from '@/core/errors';
 import { EngineLimits, openDuckdb } from '@/engine/duckdb/duckdb-instance';
+import { buildTooLarge, isOutOfMemory } from '@/engine/duckdb/duckdb-errors';
 import { BuiltModel, LocatedError, materialize } from '@/engine/build/materialize';
 import { ProjectError } from '@/core/project/project-errors';
 import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
@@ -85,8 +86,9 @@ async function writeFile(
         rows = await materialize(connection, project, connections, model, env);
       } catch (error) {
         const where = error instanceof LocatedError ? ` (${error.place})` : '';
+        const reason = isOutOfMemory(error) ? buildTooLarge(error) : messageOf(error);
         throw new BuildError(
-          `${model.kind} model "${model.name}"${where} failed: ${messageOf(error)}`,
+          `${model.kind} model "${model.name}"${where} failed: ${reason}`,
           model.name,
         );
       }
