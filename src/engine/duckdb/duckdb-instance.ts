@@ -29,18 +29,20 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
  * query took, and spills up to 90% of the free disk next to the database file.
  *
  * The allocator settings make DuckDB give memory back to the system once a query is done, which it does
- * not by default. Measured (node, a read-only database opened with memory_limit 256MiB and threads 2, the
- * four exhaustion queries of test/engine-limits.e2e-spec.ts run one after the other, each stopped by the
- * time limit or the memory limit; resident memory of the process in MB, before, after the last query,
- * then every 0.5 s):
- * - defaults:                                    85 → 376, then 375 373 373 373 373 373
- * - allocator_bulk_deallocation_flush_threshold: 84 → 331, then 331 331 331 331 331 331
- * - allocator_flush_threshold 8MiB:              84 → 380, then 336 101 101 101 101 101
- * - allocator_background_threads:                84 → 332, then 332 252 155 92 92 89
- * - both of the last two (32MiB):                85 → 332, then 283 220 95 95 92 92
- * Closing the database brought each back to 87-90 MB: it is DuckDB's allocator (jemalloc) that keeps the
- * pages, not the buffer pool. A benchmark of 400 aggregations over 2,000,000 rows (4 at a time) took the
- * same time with and without them (210-235 ms a query either way, within the noise of a shared machine).
+ * not by default: closing the database gave it all back, so it is DuckDB's allocator (jemalloc) that
+ * keeps the pages, not its buffer pool. Measured on the server, resident memory of its process in MB
+ * before the four exhausting queries of test/engine-limits.e2e-spec.ts, right after the last of them,
+ * and at the end of the wait (`npx jest --selectProjects e2e --runInBand --testPathPatterns
+ * test/engine-limits.e2e-spec.ts -t 'memory of the process'` prints them; 2 cores, limit 256 MB):
+ * - without the two allocator settings: 204 → 575, still 575 after 10 s
+ * - with them:                          205 → 443, 215 after 1.8 s; 210 → 462, 206 after 1.0 s
+ * - with them and the default limits (1024 MB, a 5 s time limit): 207 → 1205, 215 after 2.0 s
+ * Each setting alone, in a bare node process (read-only database, limit 256 MiB, the same four queries;
+ * before → after the last, then every 0.5 s): defaults 85 → 376, 375 373 373 373 373 373;
+ * allocator_flush_threshold 8MiB 84 → 380, 336 101 101 101 101 101; allocator_background_threads 84 →
+ * 332, 332 252 155 92 92 89; both (32MiB) 85 → 332, 283 220 95 95 92 92;
+ * allocator_bulk_deallocation_flush_threshold 8MiB 84 → 331, 331 331 331 331 331 331. 400 aggregations
+ * over 2,000,000 rows (4 at a time) took 210-235 ms each with or without them, within the noise.
  */
 export function limitStatements(limits: EngineLimits): string[] {
   return [
