@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { DomainError } from '@/core/errors';
 import { EngineLimits, openDuckdb } from '@/engine/duckdb/duckdb-instance';
-import { buildTooLarge, isOutOfMemory } from '@/engine/duckdb/duckdb-errors';
+import { BUILD_TOO_LARGE, isOutOfMemory } from '@/engine/duckdb/duckdb-errors';
 import { BuiltModel, LocatedError, materialize } from '@/engine/build/materialize';
 import { ProjectError } from '@/core/project/project-errors';
 import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
@@ -86,7 +86,7 @@ async function writeFile(
         rows = await materialize(connection, project, connections, model, env);
       } catch (error) {
         const where = error instanceof LocatedError ? ` (${error.place})` : '';
-        const reason = isOutOfMemory(error) ? buildTooLarge(error) : messageOf(error);
+        const reason = isOutOfMemory(error) ? BUILD_TOO_LARGE : messageOf(error);
         throw new BuildError(
           `${model.kind} model "${model.name}"${where} failed: ${reason}`,
           model.name,

@@ -12,28 +12,19 @@ export function isOutOfMemory(error: unknown): error is Error {
 }
 
 /**
- * The `query_too_large` error of a query DuckDB stopped at its limits. It keeps the first line of DuckDB's
- * message (sizes only) and drops its advice (`SET memory_limit`, ...), which nobody calling the API can
+ * The `query_too_large` error of a query DuckDB stopped at its limits. Nothing of DuckDB's message: its
+ * sizes tell the configured limit, and its advice (`SET memory_limit`, ...) nobody calling the API can
  * follow.
  */
-export function queryTooLarge(error: Error): DomainError {
+export function queryTooLarge(): DomainError {
   return new DomainError(
     'query_too_large',
-    `The query needed more memory than the engine may use and was stopped${sizes(error)}: filter or ` +
-      'aggregate in SQL, or read fewer rows and columns',
+    'The query needed more memory than the engine may use and was stopped: filter or aggregate in SQL, ' +
+      'or read fewer rows and columns',
   );
 }
 
 /** What a build step stopped by the limits says: the limits are the service's configuration. */
-export function buildTooLarge(error: Error): string {
-  return (
-    `it needed more memory than the engine may use${sizes(error)}; raise ENGINE_MEMORY_LIMIT_MB ` +
-    '(or ENGINE_TEMP_LIMIT_MB, the disk it may spill to)'
-  );
-}
-
-/** ` (failed to allocate data of size 128.0 MiB (128.0 MiB/244.1 MiB used))`, or nothing. */
-function sizes(error: Error): string {
-  const detail = /Out of Memory Error:\s*([^\n]*)/.exec(error.message)?.[1]?.trim();
-  return detail ? ` (${detail.replace(/\.$/, '')})` : '';
-}
+export const BUILD_TOO_LARGE =
+  'it needed more memory than the engine may use; raise ENGINE_MEMORY_LIMIT_MB (or ' +
+  'ENGINE_TEMP_LIMIT_MB, the disk it may spill to)';

@@ -78,7 +78,7 @@ export async function runDuckdbQuery(
         `The query ran longer than ${limits.timeoutMs / 1000} s and was stopped`,
       );
     }
-    if (isOutOfMemory(error)) throw queryTooLarge(error);
+    if (isOutOfMemory(error)) throw queryTooLarge();
     throw error;
   } finally {
     clearTimeout(timer);

@@ -82,7 +82,7 @@ export async function* streamDuckdbQuery(
           `The query ran longer than ${timeoutMs / 1000} s and was stopped`,
         );
       }
-      if (isOutOfMemory(error)) throw queryTooLarge(error);
+      if (isOutOfMemory(error)) throw queryTooLarge();
       throw error;
     } finally {
       clearTimeout(timer);
