@@ -61,7 +61,11 @@ export class AdminController {
   /**
    * Runs read-only SQL over the models. Either `x_sql_query` in the query string (with x_orientation,
    * x_limit, x_offset and selections), or a JSON body `{sql_query, parameters, x_orientation, x_limit,
-   * x_offset}`. Writes, ATTACH, INSTALL, COPY, files and network are 400 `invalid_sql`.
+   * x_offset}`. Writes, ATTACH, INSTALL, COPY, PRAGMA, files, network, and what shows the server rather
+   * than the models (`duckdb_settings()`, `current_setting()`, `duckdb_databases()`, ...) are 400
+   * `invalid_sql`; the catalog of the models (`duckdb_tables()`, `duckdb_columns()`, `information_schema`,
+   * `DESCRIBE`, `SHOW TABLES`) is readable. Past the time limit: 400 `query_timeout`; past the engine's
+   * memory limit: 400 `query_too_large`.
    */
   @Post('query-models')
   @HttpCode(200)

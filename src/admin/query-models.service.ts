@@ -14,8 +14,10 @@ const MAX_SQL = 100_000;
 
 /**
  * `P/query-models`: read-only SQL over the built models and the runtime models evaluated with the given
- * selections. The engine runs it on a read-only connection without file or network access; anything that
- * writes, attaches, installs or reads files is `invalid_sql`, a query past the time limit `query_timeout`.
+ * selections. The engine runs it on a read-only connection without file or network access, under the
+ * engine's memory limit; anything that writes, attaches, installs, reads files or reads the server
+ * (settings, paths: `Engine.runSql` checks it) is `invalid_sql`, a query past the time limit
+ * `query_timeout`, past the memory limit `query_too_large`.
  */
 @Injectable()
 export class QueryModelsService {

@@ -8,6 +8,7 @@ import { ProjectError } from '@/core/project/project-errors';
 import { requestFromCli } from '@/cli/cli-selections';
 import { compileDataset, CompiledDataset } from '@/engine/compile';
 import type { Env } from '@/engine/connections/connection-registry';
+import type { EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import { Engine } from '@/engine/engine';
 import { describeBound } from '@/engine/templating/bound-value';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
@@ -16,6 +17,13 @@ import type { CallerView } from '@/core/parameters/selection-value';
 import { DatasetSpec, findDataset, Project } from '@/core/project/project';
 import { formatRows } from '@/cli/row-formats';
 import type { UserField } from '@/core/project/user-fields';
+
+/** What the commands open the engine with: `DATA_DIR`, the environment, the `ENGINE_*` limits. */
+export interface EngineSetup {
+  dataDir: string;
+  env: Env;
+  limits: EngineLimits;
+}
 
 export interface Output {
   out(line: string): void;
@@ -36,9 +44,9 @@ function progressBar(done: number, total: number, what: string, seconds: number)
  * every problem at once, with its file, line and column, thrown as the loader's `ProjectError`; nothing is
  * kept.
  */
-export async function checkSql(project: Project, env: Env): Promise<void> {
+export async function checkSql(project: Project, env: Env, limits: EngineLimits): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'drey-validate-'));
-  const engine = new Engine(project, { dataDir: scratch, env });
+  const engine = new Engine(project, { dataDir: scratch, env, limits });
   try {
     await engine.open();
     await engine.build('validate', {
@@ -58,8 +66,12 @@ export async function checkSql(project: Project, env: Env): Promise<void> {
   }
 }
 
-export async function validate(project: Project, env: Env, output: Output): Promise<void> {
-  await checkSql(project, env);
+export async function validate(
+  project: Project,
+  options: EngineSetup,
+  output: Output,
+): Promise<void> {
+  await checkSql(project, options.env, options.limits);
   const kinds = new Map<string, number>();
   for (const model of project.models) kinds.set(model.kind, (kinds.get(model.kind) ?? 0) + 1);
   const models = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ');
@@ -71,12 +83,8 @@ export async function validate(project: Project, env: Env, output: Output): Prom
   );
 }
 
-export async function build(
-  project: Project,
-  options: { dataDir: string; env: Env },
-  output: Output,
-): Promise<void> {
-  const engine = new Engine(project, { dataDir: options.dataDir, env: options.env });
+export async function build(project: Project, options: EngineSetup, output: Output): Promise<void> {
+  const engine = new Engine(project, options);
   try {
     await engine.open();
     const buildId = `cli-${new Date().toISOString().replace(/[:.]/g, '-')}`;
@@ -158,14 +166,11 @@ export function formatCompiled(compiled: CompiledDataset): string[] {
  * The catalog `compile` validates with: as the service's, on the current environment when the project's
  * parameters take options or bounds from queries (then it must have been built).
  */
-async function catalogOf(
-  project: Project,
-  options: { dataDir: string; env: Env },
-): Promise<ParameterCatalog> {
+async function catalogOf(project: Project, options: EngineSetup): Promise<ParameterCatalog> {
   if (parameterQueries(project.parameters).length === 0) {
     return buildCatalog(project, () => Promise.resolve([]));
   }
-  const engine = new Engine(project, { dataDir: options.dataDir, env: options.env });
+  const engine = new Engine(project, options);
   try {
     if (!(await engine.open())) {
       throw new Error(
@@ -192,7 +197,7 @@ function datasetOf(project: Project, name: string): DatasetSpec {
 export async function compile(
   project: Project,
   args: CliArgs,
-  options: { dataDir: string; env: Env },
+  options: EngineSetup,
   output: Output,
 ): Promise<void> {
   const name = args.dataset ?? '';
@@ -212,14 +217,14 @@ export async function compile(
 export async function run(
   project: Project,
   args: CliArgs,
-  options: { dataDir: string; env: Env },
+  options: EngineSetup,
   output: Output,
 ): Promise<void> {
   const name = args.dataset ?? '';
   const dataset = datasetOf(project, name);
   const caller = callerFrom(project, args);
   const request = requestFromCli(project, dataset.parameters, args.params);
-  const engine = new Engine(project, { dataDir: options.dataDir, env: options.env });
+  const engine = new Engine(project, options);
   try {
     if (!(await engine.open())) {
       throw new Error(

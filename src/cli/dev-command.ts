@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { checkSql } from '@/cli/cli-commands';
 import type { CliOutput } from '@/cli/drey';
 import type { Env } from '@/engine/connections/connection-registry';
+import type { EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import { loadProject } from '@/core/project/project-loader';
 
 /** Changes within this long of each other make one rebuild (an editor saves several files at once). */
@@ -15,7 +16,12 @@ const SETTLE_MS = 300;
  * server to rebuild (SIGHUP), which reads the folder again and switches to it. Node's own recursive
  * `fs.watch` (inotify on Linux, supported since Node 19.1) is enough here: no watcher package.
  */
-export async function dev(projectDir: string, env: Env, output: CliOutput): Promise<number> {
+export async function dev(
+  projectDir: string,
+  env: Env,
+  limits: EngineLimits,
+  output: CliOutput,
+): Promise<number> {
   const server = spawn(process.execPath, [join(__dirname, '..', 'main.js')], {
     env: { ...env, PROJECT_DIR: projectDir },
     stdio: 'inherit',
@@ -31,7 +37,7 @@ export async function dev(projectDir: string, env: Env, output: CliOutput): Prom
     timer = setTimeout(() => {
       const files = [...changed].map((name) => relative(projectDir, join(projectDir, name)));
       changed.clear();
-      checking = checking.then(() => rebuild(projectDir, env, server, files, say, output));
+      checking = checking.then(() => rebuild(projectDir, env, limits, server, files, say, output));
     }, SETTLE_MS);
   });
   const forward = (signal: NodeJS.Signals) => server.kill(signal);
@@ -52,6 +58,7 @@ export async function dev(projectDir: string, env: Env, output: CliOutput): Prom
 async function rebuild(
   projectDir: string,
   env: Env,
+  limits: EngineLimits,
   server: ChildProcess,
   files: string[],
   say: (line: string) => void,
@@ -59,7 +66,7 @@ async function rebuild(
 ): Promise<void> {
   say(`changed: ${files.join(', ') || 'the project folder'}; checking`);
   try {
-    await checkSql(loadProject(projectDir), env);
+    await checkSql(loadProject(projectDir), env, limits);
   } catch (error) {
     output.err(error instanceof Error ? error.message : String(error));
     say('not rebuilt: the server goes on serving the last good build');

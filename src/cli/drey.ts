@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { CliArgs, EXIT, helpText, parseArgs, USAGE, UsageError } from '@/cli/cli-args';
-import { build, compile, Output, run, validate } from '@/cli/cli-commands';
+import { build, compile, EngineSetup, Output, run, validate } from '@/cli/cli-commands';
 import { loadConfig } from '@/config/config';
 import { loadEnvFile } from '@/config/env-file';
 import type { Env } from '@/engine/connections/connection-registry';
@@ -39,9 +39,14 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
       const { dev } = await import('./dev-command');
       const projectDir = args.project ? resolve(args.project) : config.projectDir;
       loadProject(projectDir);
-      return await dev(projectDir, env, output);
+      return await dev(projectDir, env, config.engine, output);
     }
-    await projectCommand(args, config.projectDir, { dataDir: config.dataDir, env }, output);
+    await projectCommand(
+      args,
+      config.projectDir,
+      { dataDir: config.dataDir, env, limits: config.engine },
+      output,
+    );
     return EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -57,13 +62,13 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
 async function projectCommand(
   args: CliArgs,
   projectDir: string,
-  options: { dataDir: string; env: Env },
+  options: EngineSetup,
   output: Output,
 ): Promise<void> {
   const project = loadProject(args.project ? resolve(args.project) : projectDir);
   switch (args.command) {
     case 'validate':
-      return validate(project, options.env, output);
+      return validate(project, options, output);
     case 'build':
       return build(project, options, output);
     case 'compile':

@@ -24,6 +24,8 @@ describe('loadConfig', () => {
       loginMaxFailuresPerAddress: 20,
       loginWindowSeconds: 300,
       resultCacheRedisBytes: 256 * 1024 * 1024,
+      queryTimeoutMs: 30000,
+      engine: { memoryLimitMb: 1024, threads: 2, tempLimitMb: 1024 },
     });
   });
 
@@ -33,6 +35,15 @@ describe('loadConfig', () => {
     expect(bytes('1')).toBe(1024 * 1024);
     expect(bytes('0.05')).toBe(52428);
     expect(bytes('0')).toBe(0);
+  });
+
+  it('reads the engine limits', () => {
+    expect(
+      loadConfig(
+        { ENGINE_MEMORY_LIMIT_MB: '256', ENGINE_THREADS: '1', ENGINE_TEMP_LIMIT_MB: '0' },
+        CWD,
+      ),
+    ).toMatchObject({ engine: { memoryLimitMb: 256, threads: 1, tempLimitMb: 0 } });
   });
 
   it('reads every variable', () => {
@@ -124,6 +135,9 @@ describe('loadConfig', () => {
         `JWT_PREVIOUS_SECRETS_UNTIL must be a date and time with its zone`,
       ],
     ),
+    [{ ENGINE_MEMORY_LIMIT_MB: '10' }, 'ENGINE_MEMORY_LIMIT_MB must be between 64'],
+    [{ ENGINE_THREADS: '0' }, 'ENGINE_THREADS must be between 1 and 256, got 0'],
+    [{ ENGINE_TEMP_LIMIT_MB: '1GB' }, 'ENGINE_TEMP_LIMIT_MB must be a whole number'],
   ] as [Record<string, string>, string][])('refuses %j', (env, message) => {
     expect(() => loadConfig(env, CWD)).toThrow(ConfigError);
     expect(() => loadConfig(env, CWD)).toThrow(message);

@@ -37,6 +37,15 @@ export interface AppConfig {
   maxResultRows: number;
   /** Time limit of one dataset or query-models query. */
   queryTimeoutMs: number;
+  /** What each DuckDB database (the one served, a build's) may use: the engine's `EngineLimits`. */
+  engine: {
+    /** Memory, in MB; a query that needs more is stopped with `query_too_large`. */
+    memoryLimitMb: number;
+    /** Threads a query runs on. */
+    threads: number;
+    /** Disk a query may spill to beyond memory, in MB; 0: none. */
+    tempLimitMb: number;
+  };
   /** Bytes of dataset results (and their serialised pages) kept in each process's memory; 0 keeps none. */
   resultCacheMemoryBytes: number;
   /** Results bigger than this are not cached (they still run once for concurrent identical requests). */
@@ -227,6 +236,11 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     tokenExpireMinutes: integer(env, 'TOKEN_EXPIRE_MINUTES', 30, 1, 525600),
     maxResultRows: integer(env, 'MAX_RESULT_ROWS', 100000, 1, 100_000_000),
     queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30000, 100, 3_600_000),
+    engine: {
+      memoryLimitMb: integer(env, 'ENGINE_MEMORY_LIMIT_MB', 1024, 64, 1_048_576),
+      threads: integer(env, 'ENGINE_THREADS', 2, 1, 256),
+      tempLimitMb: integer(env, 'ENGINE_TEMP_LIMIT_MB', 1024, 0, 10_485_760),
+    },
     resultCacheMemoryBytes: integer(env, 'RESULT_CACHE_MEMORY_MB', 64, 0, 65_536) * 1024 * 1024,
     resultCacheMaxEntryBytes: integer(env, 'RESULT_CACHE_MAX_ENTRY_MB', 16, 1, 512) * 1024 * 1024,
     resultCacheTtlSeconds: integer(env, 'RESULT_CACHE_TTL_SECONDS', 86400, 1, 31_536_000),

@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'build_failed'
   | 'invalid_sql'
   | 'query_timeout'
+  | 'query_too_large'
   | 'model_failed'
   | 'not_ready'
   | 'renderer_unavailable'
@@ -47,6 +48,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   build_failed: 500,
   invalid_sql: 400,
   query_timeout: 400,
+  query_too_large: 400,
   model_failed: 500,
   not_ready: 503,
   renderer_unavailable: 503,

@@ -15,6 +15,7 @@ import { ServedProject } from '@/core/project/served-project';
           env: config.connectionEnv,
           maxRows: config.maxResultRows,
           queryTimeoutMs: config.queryTimeoutMs,
+          limits: config.engine,
         }),
     },
   ],

@@ -1,10 +1,11 @@
-import { BuildHooks, BuildResult, runBuild } from '@/engine/build/build-runner';
+import { BuildError, BuildHooks, BuildResult, runBuild } from '@/engine/build/build-runner';
 import {
   ConnectionOptions,
   Env,
   ExternalConnections,
 } from '@/engine/connections/connection-registry';
 import type { QueryLimits } from '@/engine/duckdb/duckdb-query';
+import { DEFAULT_ENGINE_LIMITS, EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import type { Environment, Lease } from '@/engine/environment/environment';
 import { EnvironmentManager } from '@/engine/environment/environment-manager';
@@ -27,6 +28,8 @@ import { ServedProject } from '@/core/project/served-project';
 import type { ProjectProblem } from '@/core/project/project-errors';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { checkModels } from '@/engine/check/check-models';
+import { DomainError, ModelFailedError } from '@/core/errors';
+import { ServerPaths } from '@/engine/server-paths';
 
 export interface EngineOptions {
   /** `DATA_DIR`: environments live in `<dataDir>/environments`. */
@@ -40,6 +43,8 @@ export interface EngineOptions {
   /** Rows kept of one result (`MAX_RESULT_ROWS`); beyond it a result is marked truncated. */
   maxRows?: number;
   postgresPoolSize?: ConnectionOptions['postgresPoolSize'];
+  /** Memory, threads and spill space of every DuckDB database: the one served, and a build's. */
+  limits?: Partial<EngineLimits>;
 }
 
 /** Runs queries over the environment being built, before readers switch to it. */
@@ -69,6 +74,7 @@ export class Engine {
   private readonly env: Env;
   private readonly reads = new Map<string, ModelReads>();
   private building = false;
+  private readonly paths: ServerPaths;
 
   private readonly served: ServedProject;
 
@@ -78,11 +84,15 @@ export class Engine {
    */
   constructor(project: Project | ServedProject, options: EngineOptions) {
     this.served = project instanceof ServedProject ? project : new ServedProject(project);
-    this.environments = new EnvironmentManager(options.dataDir, (environment) => {
-      environment.project ??= this.projectOnDisk();
-      this.served.replace(environment.project);
-      this.reads.clear();
-    });
+    this.environments = new EnvironmentManager(
+      options.dataDir,
+      (environment) => {
+        environment.project ??= this.projectOnDisk();
+        this.served.replace(environment.project);
+        this.reads.clear();
+      },
+      { ...DEFAULT_ENGINE_LIMITS, ...options.limits },
+    );
     this.env = options.env ?? {};
     this.connections = new ExternalConnections(this.project.connections, this.env, {
       postgresPoolSize: options.postgresPoolSize ?? 5,
@@ -90,6 +100,39 @@ export class Engine {
     const maxRows = options.maxRows ?? 100_000;
     this.limits = { timeoutMs: options.queryTimeoutMs ?? 30_000, maxRows };
     this.buildLimits = { timeoutMs: options.buildQueryTimeoutMs ?? 300_000, maxRows };
+    this.paths = new ServerPaths({ dataDir: options.dataDir, projectDir: this.project.dir });
+  }
+
+  /**
+   * Runs `work`, its errors' messages taken out of the server's paths: what the engine says reaches
+   * administrators (a build's error, a model's, their own SQL's), never the folders it runs in.
+   */
+  private async scrubbing<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.scrubbed(error);
+    }
+  }
+
+  private scrubbed(error: unknown): unknown {
+    let scrubbed: DomainError;
+    if (error instanceof ModelFailedError) {
+      scrubbed = new ModelFailedError(error.model, this.paths.scrub(error.engineMessage));
+    } else if (error instanceof BuildError) {
+      scrubbed = new BuildError(this.paths.scrub(error.message), error.model);
+    } else if (error instanceof DomainError) {
+      scrubbed = new DomainError(
+        error.code,
+        this.paths.scrub(error.message),
+        error.retryAfterSeconds,
+      );
+    } else {
+      // Not a DomainError: answered as an internal error, whose message no client sees.
+      return error;
+    }
+    scrubbed.cause = error.cause;
+    return scrubbed;
   }
 
   /** The project served: the one the current environment was built from. */
@@ -136,23 +179,25 @@ export class Engine {
     this.building = true;
     const { beforeSwitch } = hooks;
     try {
-      return await runBuild(
-        project,
-        this.environments,
-        this.connections,
-        buildId,
-        {
-          onProgress: hooks.onProgress,
-          beforeSwitch:
-            beforeSwitch &&
-            ((environment) =>
-              beforeSwitch({
-                project,
-                query: (sql) => queryBuilt(project, environment, sql, this.buildLimits),
-                checkModels: (catalog) => this.checkModelsOn(project, environment, catalog),
-              })),
-        },
-        this.env,
+      return await this.scrubbing(() =>
+        runBuild(
+          project,
+          this.environments,
+          this.connections,
+          buildId,
+          {
+            onProgress: hooks.onProgress,
+            beforeSwitch:
+              beforeSwitch &&
+              ((environment) =>
+                beforeSwitch({
+                  project,
+                  query: (sql) => queryBuilt(project, environment, sql, this.buildLimits),
+                  checkModels: (catalog) => this.checkModelsOn(project, environment, catalog),
+                })),
+          },
+          this.env,
+        ),
       );
     } finally {
       this.building = false;
@@ -161,8 +206,10 @@ export class Engine {
 
   /** The same queries as during a build, on the current environment (at start-up, without a build). */
   queryBuilt(sqlTemplate: string): Promise<Record<string, JsonValue>[]> {
-    return this.environments.use((environment) =>
-      queryBuilt(this.project, environment, sqlTemplate, this.buildLimits),
+    return this.scrubbing(() =>
+      this.environments.use((environment) =>
+        queryBuilt(this.project, environment, sqlTemplate, this.buildLimits),
+      ),
     );
   }
 
@@ -270,12 +317,14 @@ export class Engine {
     environment: Environment | undefined,
     limits: QueryLimits,
   ): Promise<QueryResult> {
-    return runComposed(
-      model,
-      composed,
-      (work) => (environment ? work(environment) : this.environments.use(work)),
-      this.connections,
-      limits,
+    return this.scrubbing(() =>
+      runComposed(
+        model,
+        composed,
+        (work) => (environment ? work(environment) : this.environments.use(work)),
+        this.connections,
+        limits,
+      ),
     );
   }
 
@@ -292,16 +341,23 @@ export class Engine {
     const lease = await this.environments.acquire();
     try {
       yield* streamComposed(model, query, lease.environment, this.connections, this.limits);
+    } catch (error) {
+      throw this.scrubbed(error);
     } finally {
       lease.release();
     }
   }
 
-  /** Read-only SQL over the built tables and the runtime models it names; errors are `invalid_sql`. */
+  /**
+   * Read-only SQL over the built tables and the runtime models it names; errors are `invalid_sql` (which
+   * includes SQL reading the server's settings or files), `query_timeout` or `query_too_large`.
+   */
   runSql(sql: string, selections: SelectionValues, caller: CallerView): Promise<QueryResult> {
     const request: RequestValues = { selections, caller };
-    return this.environments.use((environment) =>
-      queryAdhoc(this.project, environment, sql, request, this.limits),
+    return this.scrubbing(() =>
+      this.environments.use((environment) =>
+        queryAdhoc(this.project, environment, sql, request, this.limits),
+      ),
     );
   }
 

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { DomainError } from '@/core/errors';
+import { EngineLimits, openDuckdb } from '@/engine/duckdb/duckdb-instance';
+import { BUILD_TOO_LARGE, isOutOfMemory } from '@/engine/duckdb/duckdb-errors';
 import { BuiltModel, LocatedError, materialize } from '@/engine/build/materialize';
 import { ProjectError } from '@/core/project/project-errors';
 import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
@@ -68,8 +69,10 @@ async function writeFile(
   file: string,
   onProgress: (progress: BuildProgress) => void,
   env: Env,
+  limits: EngineLimits,
 ): Promise<ModelBuildFigures[]> {
-  const instance = await DuckDBInstance.create(file);
+  // The project's own SQL is trusted here, but runs within the limits requests have.
+  const instance = await openDuckdb(file, {}, limits);
   const connection = await instance.connect();
   try {
     const models = project.models.filter(isBuilt);
@@ -83,8 +86,9 @@ async function writeFile(
         rows = await materialize(connection, project, connections, model, env);
       } catch (error) {
         const where = error instanceof LocatedError ? ` (${error.place})` : '';
+        const reason = isOutOfMemory(error) ? BUILD_TOO_LARGE : messageOf(error);
         throw new BuildError(
-          `${model.kind} model "${model.name}"${where} failed: ${messageOf(error)}`,
+          `${model.kind} model "${model.name}"${where} failed: ${reason}`,
           model.name,
         );
       }
@@ -128,8 +132,8 @@ export async function runBuild(
   };
   let environment: Environment | undefined;
   try {
-    const models = await writeFile(project, connections, file, onProgress, env);
-    environment = await Environment.open(buildId, file);
+    const models = await writeFile(project, connections, file, onProgress, env, manager.limits);
+    environment = await Environment.open(buildId, file, manager.limits);
     if (hooks.beforeSwitch) {
       try {
         await hooks.beforeSwitch(environment);

@@ -1,6 +1,7 @@
 import { DuckDBConnection, DuckDBPreparedStatement, StatementType } from '@duckdb/node-api';
 import { DomainError } from '@/core/errors';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
+import { isOutOfMemory, queryTooLarge } from '@/engine/duckdb/duckdb-errors';
 import { readResult } from '@/engine/duckdb/duckdb-results';
 import type { QueryResult } from '@/engine/query/query-result';
 import type { BoundValue } from '@/engine/templating/bound-value';
@@ -15,7 +16,10 @@ export class NotAQueryError extends Error {}
 
 /**
  * Runs one statement with bound values, reading at most `maxRows` rows (and whether there were more). The
- * time limit is enforced with `interrupt()`, which DuckDB honours within milliseconds.
+ * time limit is enforced with `interrupt()`, which DuckDB honours within milliseconds while a statement
+ * runs (a count over `range(1e12)`, a recursive CTE without end, a streamed result) but forgets when it
+ * comes between two (while one is prepared): so the flag is checked before each statement starts. A
+ * statement stopped by the database's memory limit is `query_too_large`.
  *
  * A query is run materialized, in one task of the driver, as a subquery under `LIMIT maxRows + 1`, so
  * that a huge result still stops at the limit: under the benchmark's concurrent load it took about 5%
@@ -56,6 +60,7 @@ export async function runDuckdbQuery(
     }
     const prepared = await connection.prepare(sql);
     try {
+      if (timedOut) throw new Error('interrupted');
       if (selectOnly && prepared.statementType !== StatementType.SELECT) {
         throw new NotAQueryError(
           `only queries (SELECT) may run here, not ${StatementType[prepared.statementType]}`,
@@ -73,6 +78,7 @@ export async function runDuckdbQuery(
         `The query ran longer than ${limits.timeoutMs / 1000} s and was stopped`,
       );
     }
+    if (isOutOfMemory(error)) throw queryTooLarge();
     throw error;
   } finally {
     clearTimeout(timer);

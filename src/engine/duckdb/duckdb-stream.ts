@@ -1,6 +1,7 @@
 import { DuckDBConnection, DuckDBDataChunk, StatementType } from '@duckdb/node-api';
 import { DomainError } from '@/core/errors';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
+import { isOutOfMemory, queryTooLarge } from '@/engine/duckdb/duckdb-errors';
 import { NotAQueryError } from '@/engine/duckdb/duckdb-query';
 import { ColumnMapping, columnMappings } from '@/engine/duckdb/duckdb-results';
 import { CHUNKS_PER_COLLECTION, collectNativeChunks } from '@/engine/duckdb/native-memory';
@@ -81,6 +82,7 @@ export async function* streamDuckdbQuery(
           `The query ran longer than ${timeoutMs / 1000} s and was stopped`,
         );
       }
+      if (isOutOfMemory(error)) throw queryTooLarge();
       throw error;
     } finally {
       clearTimeout(timer);

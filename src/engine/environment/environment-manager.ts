@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { NotReadyError } from '@/core/errors';
+import { DEFAULT_ENGINE_LIMITS, EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import { Environment, Lease, removeDatabaseFiles } from '@/engine/environment/environment';
 
 const POINTER = 'current';
@@ -37,10 +38,12 @@ export class EnvironmentManager {
   /**
    * @param switched told of every environment readers switch to (built here or followed), before any
    * reader gets it: the engine serves that environment's project from then on.
+   * @param limits what each environment opened here may use (memory, threads, disk).
    */
   constructor(
     dataDir: string,
     private readonly switched: (environment: Environment) => void = () => undefined,
+    readonly limits: EngineLimits = DEFAULT_ENGINE_LIMITS,
   ) {
     this.dir = join(dataDir, 'environments');
   }
@@ -199,7 +202,7 @@ export class EnvironmentManager {
       const path = this.fileOf(id);
       if (existsSync(path)) {
         try {
-          const environment = await Environment.open(id, path);
+          const environment = await Environment.open(id, path, this.limits);
           this.pointerStamp = stamp;
           this.swap(environment);
           return;

@@ -1,15 +1,16 @@
 import type { Project } from '@/core/project/project';
 import { rmSync } from 'node:fs';
-import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { EngineLimits, openDuckdb } from '@/engine/duckdb/duckdb-instance';
 
 /**
  * How every environment is opened for reading: requests cannot write, cannot read files or the network
- * (`read_csv('/etc/passwd')`, `ATTACH`, `INSTALL`, `COPY ... TO`), and cannot turn that back on.
+ * (`read_csv('/etc/passwd')`, `ATTACH`, `INSTALL`, `COPY ... TO`), and cannot turn that back on
+ * ({@link openDuckdb} locks the configuration once the engine's limits are set).
  */
 export const READ_ONLY_OPTIONS: Record<string, string> = {
   access_mode: 'READ_ONLY',
   enable_external_access: 'false',
-  lock_configuration: 'true',
 };
 
 /** Removes a database file with the files DuckDB keeps beside it. */
@@ -46,8 +47,8 @@ export class Environment {
     private readonly instance: DuckDBInstance,
   ) {}
 
-  static async open(id: string, path: string): Promise<Environment> {
-    return new Environment(id, path, await DuckDBInstance.create(path, READ_ONLY_OPTIONS));
+  static async open(id: string, path: string, limits: EngineLimits): Promise<Environment> {
+    return new Environment(id, path, await openDuckdb(path, READ_ONLY_OPTIONS, limits));
   }
 
   get readerCount(): number {

@@ -13,6 +13,7 @@ import { DomainError, ModelFailedError } from '@/core/errors';
 import { TemplateRenderError } from '@/engine/templating/sql-renderer';
 import { TemplateUseError } from '@/engine/templating/binder';
 import type { Project } from '@/core/project/project';
+import { checkAdhocSql } from '@/engine/query/adhoc-guard';
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -133,8 +134,10 @@ export async function queryBuilt(
 
 /**
  * Arbitrary SQL from a request over the built tables and the runtime models it names (evaluated with the
- * request's selections). Only one SELECT; the read-only, no-external-access connection refuses the rest.
- * Every refusal or SQL error is an `invalid_sql` error carrying DuckDB's message.
+ * request's selections). Only one SELECT, which may not read the server's settings, paths or files
+ * ({@link checkAdhocSql}); the read-only, no-external-access connection refuses the rest. Every refusal or
+ * SQL error is an `invalid_sql` error carrying DuckDB's message; a query stopped by the time limit is
+ * `query_timeout`, by the memory limit `query_too_large`.
  */
 export async function queryAdhoc(
   project: Project,
@@ -152,6 +155,7 @@ export async function queryAdhoc(
         `Send exactly one SQL statement, not ${statements.count}`,
       );
     }
+    await checkAdhocSql(connection, sql);
     // Unquoted names are case-insensitive in DuckDB, as model names are matched here.
     const names = connection.getTableNames(sql, false).map((name) => name.toLowerCase());
     const dbviews = names.filter((name) =>
