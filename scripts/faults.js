@@ -148,7 +148,7 @@ async function main() {
   mkdirSync(LOGS, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'drey-faults-'));
   const cleanups = [];
-  const results = { requests: 0, byStatus: {}, byKind: {}, hangs: [], wrong: [], noRetryAfter: 0 };
+  const results = { requests: 0, byStatus: {}, byKind: {}, hangs: [], wrong: [], noRetryAfter: 0, refusedReasons: {} };
   const writes = { tokens: [], revoked: [], users: [], edits: [] };
   try {
     log('starting Postgres and Redis of the drill');
@@ -208,7 +208,13 @@ async function main() {
       let retryAfter = null;
       try {
         if (!r.url) throw Object.assign(new Error('replica down'), { down: true });
-        const response = await fetch(`${r.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        const send = () => fetch(`${r.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        // A GET on a kept-alive connection the server closed at that moment is sent again, as clients and
+        // load balancers do; a write is not (its retry could not tell a lost answer from a lost request).
+        const response = await send().catch((error) => {
+          if (method !== 'GET' || error.name === 'TimeoutError' || !r.url) throw error;
+          return send();
+        });
         status = response.status;
         retryAfter = response.headers.get('retry-after');
         text = Buffer.from(await response.arrayBuffer()).toString('utf8', 0, 4096);
@@ -219,6 +225,8 @@ async function main() {
         } else {
           // A connection to a replica that is being killed or restarted: what a load balancer retries.
           status = 'refused';
+          const reason = String(error.cause?.code ?? error.cause?.message ?? error.message);
+          results.refusedReasons[reason] = (results.refusedReasons[reason] || 0) + 1;
         }
       }
       results.requests += 1;
@@ -384,6 +392,7 @@ async function main() {
     for (const [kind, statuses] of Object.entries(results.byKind)) {
       console.log(`| ${kind} | ${Object.entries(statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} |`);
     }
+    console.log(`\nconnections refused or cut (replicas down, mostly): ${JSON.stringify(results.refusedReasons)}`);
     console.log(`\nwrites answered 2xx: ${writes.tokens.length} tokens (${writes.revoked.length} revoked), ${writes.users.length} users (${writes.edits.length} edited)`);
     console.log(`build on a full disk: ${failedBuildStatus}; results served meanwhile: ${servedThroughFailedBuild} of 20`);
     console.log(`5xx other than 503: ${results.wrong.length}; 503 without Retry-After: ${results.noRetryAfter}; hangs: ${results.hangs.length}`);
