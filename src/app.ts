@@ -25,7 +25,7 @@ import { userResponseSchemas, userSchemas } from '@/users/users.openapi';
 import { projectItemDocs, RESULT_SCHEMAS } from '@/datasets/datasets.openapi';
 import { ADMIN_SCHEMAS } from '@/admin/admin.openapi';
 import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
-import { ERROR_SCHEMAS } from '@/common/api-schemas';
+import { documentServerRules, ERROR_SCHEMAS } from '@/common/api-schemas';
 import { PARAMETER_SCHEMAS } from '@/parameters/parameters.openapi';
 import { FastRoutes } from '@/common/fast-route/fast-routes';
 
@@ -96,7 +96,7 @@ export async function configureApp(
   }
 
   // The document of the project served at start (its datasets' own paths included).
-  setUpDocs(app, app.get(ServedProject).current);
+  setUpDocs(app, app.get(ServedProject).current, config.maxResultRows);
   await app.init();
   // Routes marked @FastRoute() are served in front of Express' router and middleware (see FastRoutes).
   app.get(FastRoutes).attach(app, observe, config.corsOrigins.length > 0);
@@ -107,7 +107,7 @@ export async function configureApp(
  * Swagger UI at `/docs` and `P/docs`; the OpenAPI document at `/docs-json` and `P/docs-json`, which ReDoc
  * (DocsModule) draws too.
  */
-function setUpDocs(app: NestExpressApplication, project: Project): void {
+function setUpDocs(app: NestExpressApplication, project: Project, maxRows: number): void {
   // Without the leading slash, as SwaggerModule.setup takes paths.
   const prefix = currentPath(project).slice(1);
   const document = SwaggerModule.createDocument(
@@ -115,7 +115,7 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
     new DocumentBuilder()
       .setTitle(`Drey: ${project.label}`)
       .setDescription(
-        `${project.description}\n\nSign in with the Authorize button (OAuth2 password flow on \`/${prefix}/login\`) or paste a bearer token.`,
+        `${project.description}\n\nSign in with the Authorize button (OAuth2 password flow on \`/${prefix}/login\`) or paste a bearer token. A method that a path does not take is answered 405 \`method_not_allowed\` with \`Allow\`.`,
       )
       .setVersion(SERVICE_VERSION)
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
@@ -126,7 +126,7 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
       .build(),
   );
   // Schemas the decorators refer to by name, and each item's own paths and schemas.
-  const items = projectItemDocs(project, prefix);
+  const items = projectItemDocs(project, prefix, maxRows);
   document.components = document.components ?? {};
   document.components.schemas = {
     ...document.components.schemas,
@@ -140,6 +140,7 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
     ...items.schemas,
   };
   Object.assign(document.paths, items.paths);
+  documentServerRules(document, maxRows);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   SwaggerModule.setup(`${prefix}/docs`, app, document, { jsonDocumentUrl: `${prefix}/docs-json` });
 }

@@ -31,7 +31,7 @@ export class AdminController {
   @Post('build')
   @HttpCode(200)
   @ApiEmpty('Built')
-  @ApiErrors(400)
+  @ApiErrors(...BODY_ERRORS)
   async build(@CurrentCaller() caller: Caller): Promise<void> {
     await this.builds.build(caller);
   }

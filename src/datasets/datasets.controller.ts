@@ -3,8 +3,8 @@ import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
+import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS, RESULT_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { FastRoute } from '@/common/fast-route/fast-route.decorator';
 import { Selections } from '@/common/selections.decorator';
@@ -32,10 +32,10 @@ const RESULTS_BODY = {
  */
 @ApiTags('datasets')
 @ApiProjectPath()
-@ApiToken()
+@ApiOptionalToken()
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
-@ApiErrors(...COMMON_ERRORS, 400, 403)
+@ApiErrors(...COMMON_ERRORS, 400, 403, ...RESULT_ERRORS)
 @Controller(CURRENT)
 export class DatasetsController {
   constructor(private readonly datasets: DatasetsService) {}

@@ -3,8 +3,13 @@ import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiDatasetResult, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
+import {
+  ApiDatasetResult,
+  ApiLegacyErrors,
+  ApiProjectPath,
+  ApiOptionalToken,
+} from '@/common/api-docs';
+import { BODY_ERRORS, COMMON_ERRORS, RESULT_ERRORS } from '@/common/api-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
 import { LEGACY } from '@/common/routes';
 import { FastRoute } from '@/common/fast-route/fast-route.decorator';
@@ -20,10 +25,10 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 /** Same replies as the current layout (ETag, 304, CSV and NDJSON exports), in the legacy shape. */
 @ApiTags('legacy')
 @ApiProjectPath()
-@ApiToken()
+@ApiOptionalToken()
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
-@ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
+@ApiLegacyErrors(...COMMON_ERRORS, 400, 403, ...RESULT_ERRORS)
 @Controller(LEGACY)
 export class DatasetsLegacyController {
   constructor(private readonly datasets: DatasetsService) {}

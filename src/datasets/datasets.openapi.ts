@@ -12,6 +12,7 @@ import {
   ErrorStatus,
   errorResponses,
   ref,
+  RESULT_ERRORS,
   Schemas,
 } from '@/common/api-schemas';
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
@@ -214,7 +215,7 @@ function describe(definition: ParameterDefinition): string {
 }
 
 /** `x_` built-ins of results (interface 4.3): the query parameter and the JSON body key. */
-function resultBuiltIns(columns: string[]): Record<string, SchemaObject> {
+function resultBuiltIns(columns: string[], maxRows: number): Record<string, SchemaObject> {
   return {
     x_orientation: { type: 'string', enum: ORIENTATIONS, default: 'records' },
     x_select: {
@@ -225,8 +226,9 @@ function resultBuiltIns(columns: string[]): Record<string, SchemaObject> {
     x_limit: {
       type: 'integer',
       minimum: 0,
-      default: 1000,
-      description: 'Rows returned, up to MAX_RESULT_ROWS',
+      maximum: maxRows,
+      default: Math.min(1000, maxRows),
+      description: `Rows returned, up to ${maxRows} (MAX_RESULT_ROWS)`,
     },
     x_offset: { type: 'integer', minimum: 0, default: 0, description: 'Rows skipped' },
     x_verify_params: {
@@ -297,10 +299,11 @@ function jsonBody(schema: Schema): OperationObject['requestBody'] {
 }
 
 /** The errors of an item's endpoints: its scope decides whether a token or admin rights are needed. */
-function itemErrors(scope: Scope, withBody: boolean): ResponsesObject {
+function itemErrors(scope: Scope, withBody: boolean, results = false): ResponsesObject {
   const statuses: ErrorStatus[] = [400, ...COMMON_ERRORS];
   if (scope === 'private') statuses.push(403);
   if (withBody) statuses.push(...BODY_ERRORS);
+  if (results) statuses.push(...RESULT_ERRORS);
   return errorResponses(
     'current',
     [...new Set(statuses)].sort((a, b) => a - b),
@@ -435,7 +438,7 @@ function parametersPath(
  * Paths and schemas for each dataset and dashboard of the project, with its own parameters: selections
  * and columns differ per item, so the generic `{dataset}` routes cannot describe them.
  */
-export function projectItemDocs(project: Project, prefix: string): ItemDocs {
+export function projectItemDocs(project: Project, prefix: string, maxRows: number): ItemDocs {
   const byName = new Map(project.parameters.map((definition) => [definition.name, definition]));
   const definitionsOf = (names: string[]) =>
     names.flatMap((name) => {
@@ -450,7 +453,10 @@ export function projectItemDocs(project: Project, prefix: string): ItemDocs {
     const definitions = definitionsOf(dataset.parameters);
     const name = (part: string) => schemaName('datasets', dataset.name, part);
     schemas = { ...schemas, ...datasetSchemas(dataset, columns) };
-    const results = resultBuiltIns(columns.map((column) => column.name));
+    const results = resultBuiltIns(
+      columns.map((column) => column.name),
+      maxRows,
+    );
     const common = {
       tags: ['datasets (this project)'],
       description: dataset.description,
@@ -468,7 +474,7 @@ export function projectItemDocs(project: Project, prefix: string): ItemDocs {
       ...(get
         ? { '304': { description: 'Not modified: the `If-None-Match` copy is current' } }
         : {}),
-      ...itemErrors(dataset.scope, !get),
+      ...itemErrors(dataset.scope, !get, true),
     });
     paths[`/${prefix}/datasets/${dataset.name}/results`] = {
       get: {
@@ -516,7 +522,7 @@ export function projectItemDocs(project: Project, prefix: string): ItemDocs {
           },
         },
       },
-      ...itemErrors(dashboard.scope, !get),
+      ...itemErrors(dashboard.scope, !get, true),
     });
     paths[`/${prefix}/dashboards/${dashboard.name}/results`] = {
       get: {
