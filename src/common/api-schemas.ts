@@ -32,7 +32,7 @@ export function object(
 }
 
 /** The statuses an error can answer with (decisions.md, "Error bodies and status codes"). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 413 | 415 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 413 | 415 | 429 | 500 | 503;
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: 'Invalid request: a value of the wrong type or shape, or a rule of the operation broken',
@@ -41,10 +41,6 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
     '(`invalid_token`), or wrong credentials; with `WWW-Authenticate: Bearer`',
   403: 'The caller may not do this (`forbidden`)',
   404: 'No such project, version, item or token (`not_found`)',
-  405: 'The path does not take this method (`method_not_allowed`); `Allow` lists the ones it takes',
-  406:
-    'The `Accept` header (or `x_format`) asks for a type the operation cannot serve (`not_acceptable`); ' +
-    'the message lists those it can',
   413: 'The request body is too large (`payload_too_large`)',
   415:
     'The body is of a content type the operation does not take, or JSON in a charset other than UTF-8 ' +
@@ -117,9 +113,6 @@ export const COMMON_ERRORS: ErrorStatus[] = [400, 401, 404, 500, 503];
  * POST without a body), since a body that is sent is bounded and typed all the same.
  */
 export const BODY_ERRORS: ErrorStatus[] = [400, 413, 415];
-/** What a route that runs queries, exports or renders can also answer: an `Accept` it cannot serve, too many at once. */
-export const RESULT_ERRORS: ErrorStatus[] = [406, 429];
-
 function operationsOf(document: OpenAPIObject): OperationObject[] {
   return Object.values(document.paths).flatMap((item) =>
     [item.get, item.put, item.post, item.delete, item.patch].filter(

@@ -3,7 +3,7 @@ import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
 import { ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS, RESULT_ERRORS } from '@/common/api-schemas';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { Selections } from '@/common/selections.decorator';
 import { DashboardsService } from '@/dashboards/dashboards.service';
@@ -22,7 +22,7 @@ const SELECTIONS_BODY = {
 @ApiProjectPath()
 @ApiOptionalToken()
 @OptionalAuth()
-@ApiErrors(...COMMON_ERRORS, 400, 403, ...RESULT_ERRORS)
+@ApiErrors(...COMMON_ERRORS, 400, 403)
 @Controller(CURRENT)
 export class DashboardsController {
   constructor(private readonly dashboards: DashboardsService) {}

@@ -3,7 +3,7 @@ import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
 import { ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS, RESULT_ERRORS } from '@/common/api-schemas';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
 import { LEGACY } from '@/common/routes';
 import { Selections } from '@/common/selections.decorator';
@@ -15,7 +15,7 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 @ApiProjectPath()
 @ApiOptionalToken()
 @OptionalAuth()
-@ApiLegacyErrors(...COMMON_ERRORS, 400, 403, ...RESULT_ERRORS)
+@ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
 @Controller(LEGACY)
 export class DashboardsLegacyController {
   constructor(private readonly dashboards: DashboardsService) {}

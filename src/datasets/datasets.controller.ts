@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
 import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS, RESULT_ERRORS } from '@/common/api-schemas';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { FastRoute } from '@/common/fast-route/fast-route.decorator';
 import { Selections } from '@/common/selections.decorator';
@@ -35,7 +35,7 @@ const RESULTS_BODY = {
 @ApiOptionalToken()
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
-@ApiErrors(...COMMON_ERRORS, 400, 403, ...RESULT_ERRORS)
+@ApiErrors(...COMMON_ERRORS, 400, 403)
 @Controller(CURRENT)
 export class DatasetsController {
   constructor(private readonly datasets: DatasetsService) {}

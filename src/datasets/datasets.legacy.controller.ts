@@ -9,7 +9,7 @@ import {
   ApiProjectPath,
   ApiOptionalToken,
 } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS, RESULT_ERRORS } from '@/common/api-schemas';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
 import { LEGACY } from '@/common/routes';
 import { FastRoute } from '@/common/fast-route/fast-route.decorator';
@@ -28,7 +28,7 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 @ApiOptionalToken()
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
-@ApiLegacyErrors(...COMMON_ERRORS, 400, 403, ...RESULT_ERRORS)
+@ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
 @Controller(LEGACY)
 export class DatasetsLegacyController {
   constructor(private readonly datasets: DatasetsService) {}

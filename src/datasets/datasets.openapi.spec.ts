@@ -94,8 +94,6 @@ describe('per-dataset OpenAPI paths and schemas', () => {
       '400',
       '401',
       '404',
-      '406',
-      '429',
       '500',
       '503',
     ]);

@@ -12,7 +12,6 @@ import {
   ErrorStatus,
   errorResponses,
   ref,
-  RESULT_ERRORS,
   Schemas,
 } from '@/common/api-schemas';
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
@@ -299,11 +298,10 @@ function jsonBody(schema: Schema): OperationObject['requestBody'] {
 }
 
 /** The errors of an item's endpoints: its scope decides whether a token or admin rights are needed. */
-function itemErrors(scope: Scope, withBody: boolean, results = false): ResponsesObject {
+function itemErrors(scope: Scope, withBody: boolean): ResponsesObject {
   const statuses: ErrorStatus[] = [400, ...COMMON_ERRORS];
   if (scope === 'private') statuses.push(403);
   if (withBody) statuses.push(...BODY_ERRORS);
-  if (results) statuses.push(...RESULT_ERRORS);
   return errorResponses(
     'current',
     [...new Set(statuses)].sort((a, b) => a - b),
@@ -474,7 +472,7 @@ export function projectItemDocs(project: Project, prefix: string, maxRows: numbe
       ...(get
         ? { '304': { description: 'Not modified: the `If-None-Match` copy is current' } }
         : {}),
-      ...itemErrors(dataset.scope, !get, true),
+      ...itemErrors(dataset.scope, !get),
     });
     paths[`/${prefix}/datasets/${dataset.name}/results`] = {
       get: {
@@ -522,7 +520,7 @@ export function projectItemDocs(project: Project, prefix: string, maxRows: numbe
           },
         },
       },
-      ...itemErrors(dashboard.scope, !get, true),
+      ...itemErrors(dashboard.scope, !get),
     });
     paths[`/${prefix}/dashboards/${dashboard.name}/results`] = {
       get: {

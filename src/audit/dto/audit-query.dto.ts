@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsISO8601, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
@@ -19,16 +20,19 @@ export class AuditQueryDto {
   outcome?: 'success' | 'failure';
 
   /** ISO 8601 time: events at or after it. */
+  @ApiPropertyOptional({ format: 'date-time' })
   @IsOptional()
   @IsISO8601()
   since?: string;
 
   /** ISO 8601 time: events before it. */
+  @ApiPropertyOptional({ format: 'date-time' })
   @IsOptional()
   @IsISO8601()
   until?: string;
 
   /** Page size, 1 to 1000 (default 100). */
+  @ApiPropertyOptional({ type: 'integer', default: 100 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -37,6 +41,7 @@ export class AuditQueryDto {
   limit?: number;
 
   /** Events skipped (default 0). */
+  @ApiPropertyOptional({ type: 'integer', default: 0 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
