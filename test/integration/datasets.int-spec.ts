@@ -187,6 +187,29 @@ describe('dataset results', () => {
       ]);
     });
 
+    it('refuses query-models given both forms at once (the JSON body was ignored)', async () => {
+      const admin = await t.login();
+      const both = await t
+        .http()
+        .post(`${P}/query-models`)
+        .query({ x_sql_query: 'SELECT 1 AS one' })
+        .auth(admin, { type: 'bearer' })
+        .send({ x_limit: 100_001 });
+      expect([both.status, both.body.error]).toEqual([400, 'invalid_request']);
+      const query = await t
+        .http()
+        .post(`${P}/query-models`)
+        .query({ x_sql_query: 'SELECT 1 AS one' })
+        .auth(admin, { type: 'bearer' });
+      expect(query.status).toBe(200);
+      const body = await t
+        .http()
+        .post(`${P}/query-models`)
+        .auth(admin, { type: 'bearer' })
+        .send({ sql_query: 'SELECT 1 AS one', x_limit: 1 });
+      expect(body.status).toBe(200);
+    });
+
     it('answers 404 not_found for a dataset the project does not have', async () => {
       const reply = await t.http().get(results('no_such_dataset'));
       expect(reply.status).toBe(404);
