@@ -60,6 +60,7 @@ export async function configureApp(
   http.disable('x-powered-by');
   // Hashing every body for an ETag costs time on every response; results set their own where useful.
   http.set('etag', false);
+  onlyConditionalWithValidator(http.request as Request);
   http.set('trust proxy', false);
   // Repeated names become arrays (`category=0&category=1`); no nested objects from brackets. Its bounds are
   // checked once per request by requestLimits, before anything reads `req.query`.
@@ -101,6 +102,28 @@ export async function configureApp(
   // Routes marked @FastRoute() are served in front of Express' router and middleware (see FastRoutes).
   app.get(FastRoutes).attach(app, observe, config.corsOrigins.length > 0);
   return app;
+}
+
+/**
+ * Express answers 304 with no body to `If-None-Match: *` on any GET whose answer is a 2xx (`req.fresh`, which
+ * `res.send` reads): the fuzzer got 304 from `me`, `users`, catalogs... whose document lists no 304 and which
+ * send no validator. A 304 is answered only where the response carries an `ETag` (dataset results set theirs,
+ * and answer their own 304s); elsewhere the precondition is ignored (RFC 9110 §13.1.2 allows ignoring it where
+ * the server keeps no validator). Set once on this application's request prototype: no per-request cost.
+ */
+function onlyConditionalWithValidator(requestPrototype: Request): void {
+  if (!Object.getOwnPropertyDescriptor(express.request, 'fresh')) {
+    throw new Error("Express' request has no `fresh` getter to restrict");
+  }
+  Object.defineProperty(requestPrototype, 'fresh', {
+    configurable: true,
+    get(this: Request): boolean {
+      return (
+        this.res?.getHeader('ETag') !== undefined &&
+        Reflect.get<Request, 'fresh'>(express.request, 'fresh', this)
+      );
+    },
+  });
 }
 
 /**

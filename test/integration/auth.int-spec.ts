@@ -275,6 +275,19 @@ describe('authentication', () => {
       });
     });
 
+    it('answer If-None-Match: * with the body, not an empty 304 (they send no ETag)', async () => {
+      const admin = await t.login();
+      for (const path of [`${P}/me`, `${P}/tokens`, `${P}/user-fields`, `${L}/data-catalog`]) {
+        const reply = await t
+          .http()
+          .get(path)
+          .auth(admin, { type: 'bearer' })
+          .set('If-None-Match', '*');
+        expect([path, reply.status]).toEqual([path, 200]);
+        expect(reply.text).not.toBe('');
+      }
+    });
+
     it('refuses a null title (it would have made a temporary token of a named one)', async () => {
       const admin = await t.login();
       const tokens = async () =>
