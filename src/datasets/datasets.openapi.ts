@@ -209,8 +209,41 @@ function staticOptionIds(definition: ParameterDefinition): string[] | undefined 
   return ids.length > 0 ? ids : undefined;
 }
 
+/**
+ * The parent's option ids that enable a parameter which is disabled otherwise (no variant for every parent
+ * option), or null when it is always enabled or its variants come from a query not run yet.
+ */
+function enablingIds(definition: ParameterDefinition): string[] | null {
+  if (definition.kind !== 'value' || definition.parent === null) return null;
+  const variants = definition.variants;
+  if (variants.length === 0 || variants.some((variant) => variant.parentOptionIds === null)) {
+    return null;
+  }
+  return [...new Set(variants.flatMap((variant) => variant.parentOptionIds ?? []))];
+}
+
 function describe(definition: ParameterDefinition): string {
-  return [definition.label, definition.description].filter(Boolean).join(': ');
+  const text = [definition.label, definition.description].filter(Boolean).join(': ');
+  const ids = enablingIds(definition);
+  if (ids === null) return text;
+  return (
+    `${text}. Disabled unless ${definition.parent} is ${ids.join(' or ')}: a value sent while it ` +
+    'is disabled is ignored (400 unknown_parameter with x_verify_params=true)'
+  );
+}
+
+/**
+ * A selection's schema, with `x-disabled-unless` (`{parent: [option ids]}`) when the parameter is disabled
+ * for the other options of its parent: then any value is ignored, valid or not (decisions.md), which a
+ * client or a fuzzer can tell from the document.
+ */
+function withDisabling(schema: SchemaObject, definition: ParameterDefinition): SchemaObject {
+  const ids = enablingIds(definition);
+  if (ids === null || definition.parent === null) return schema;
+  return {
+    ...schema,
+    ['x-disabled-unless' as string]: { [definition.parent]: ids },
+  } as SchemaObject;
 }
 
 /** `x_` built-ins of results (interface 4.3): the query parameter and the JSON body key. */
@@ -237,6 +270,9 @@ function resultBuiltIns(columns: string[], maxRows: number): Record<string, Sche
   };
 }
 
+/** Built-ins whose empty query value (`x_limit=`) is read as not given: their default. */
+const EMPTY_IS_DEFAULT = new Set(['x_select', 'x_limit', 'x_offset']);
+
 /** `x_` built-ins of parameters endpoints (interface 4.5). */
 function parametersBuiltIns(names: string[]): Record<string, SchemaObject> {
   return {
@@ -257,7 +293,7 @@ function queryParameters(
   builtIns: Record<string, SchemaObject>,
 ): ParameterObject[] {
   const own = definitions.map((definition): ParameterObject => {
-    const schema = querySchemaOf(definition);
+    const schema = withDisabling(querySchemaOf(definition), definition);
     return {
       name: definition.name,
       in: 'query',
@@ -273,6 +309,7 @@ function queryParameters(
     required: false,
     schema,
     ...(schema.type === 'array' ? { explode: true } : {}),
+    ...(EMPTY_IS_DEFAULT.has(name) ? { allowEmptyValue: true } : {}),
   }));
   return [...own, ...builtIn];
 }
@@ -284,7 +321,7 @@ function bodyOf(
 ): SchemaObject {
   const own = definitions.map((definition): [string, SchemaObject] => [
     definition.name,
-    { ...bodySchemaOf(definition), description: describe(definition) },
+    { ...withDisabling(bodySchemaOf(definition), definition), description: describe(definition) },
   ]);
   return {
     type: 'object',

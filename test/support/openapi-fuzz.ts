@@ -332,8 +332,12 @@ export function queryTextProblem(
   texts: string[],
   schema: Schema,
   doc: OpenApiDoc,
+  allowEmpty = false,
 ): string | undefined {
   const s = deref(schema, doc);
+  // A parameter disabled for other selections ignores any value (decisions.md): the document says which.
+  if (s['x-disabled-unless'] !== undefined) return undefined;
+  if (allowEmpty && texts.length === 1 && texts[0] === '') return undefined;
   if (s.type !== 'array' && texts.length > 1) return undefined; // repeated: the server decides
   const items = s.type === 'array' ? deref(s.items as Schema, doc) : s;
   if (s.type === 'array') {
@@ -380,9 +384,7 @@ interface QueryPart {
 }
 
 function queryArb(op: Operation, ctx: FuzzContext): fc.Arbitrary<QueryPart> {
-  const byName = new Map(
-    op.queryParams.map((param) => [param.name as string, param.schema as Schema]),
-  );
+  const byName = new Map(op.queryParams.map((param) => [param.name as string, param]));
   const documented = op.queryParams.map((param) => {
     const name = param.name as string;
     const schema = param.schema as Schema;
@@ -393,7 +395,7 @@ function queryArb(op: Operation, ctx: FuzzContext): fc.Arbitrary<QueryPart> {
       )
       .map((value): QueryPart => {
         const texts = queryTexts(value);
-        const problem = queryTextProblem(texts, schema, ctx.doc);
+        const problem = queryTextProblem(texts, schema, ctx.doc, param.allowEmptyValue === true);
         return {
           pairs: texts.map((text) => `${encode(name)}=${encode(text)}`),
           invalid: problem && `query ${name}: ${problem}`,
@@ -405,8 +407,15 @@ function queryArb(op: Operation, ctx: FuzzContext): fc.Arbitrary<QueryPart> {
     if (always) return { pairs, invalid: always };
     for (const pair of pairs) {
       const [name, value = ''] = pair.split('=');
-      const schema = byName.get(name);
-      const problem = schema && queryTextProblem([decodeURIComponent(value)], schema, ctx.doc);
+      const param = byName.get(name);
+      const problem =
+        param &&
+        queryTextProblem(
+          [decodeURIComponent(value)],
+          param.schema as Schema,
+          ctx.doc,
+          param.allowEmptyValue === true,
+        );
       if (problem) return { pairs, invalid: `query ${name}: ${problem}` };
     }
     return { pairs };
@@ -510,6 +519,15 @@ function judge(
       return 'a body that is not JSON';
     }
     if (value === null) return undefined; // no selections
+    // A parameter disabled for other selections ignores any value (decisions.md): the document says which.
+    const properties = (deref(schema, ctx.doc).properties as Record<string, Schema>) ?? {};
+    if (typeof value === 'object' && !Array.isArray(value)) {
+      value = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).filter(
+          ([key]) => properties[key]?.['x-disabled-unless'] === undefined,
+        ),
+      );
+    }
     const problems = validate(value, schema, ctx.doc);
     return problems.length > 0 ? `body: ${problems[0]}` : undefined;
   }
@@ -776,8 +794,12 @@ export function requestArb(
         })),
       ),
       accept: fc.option(fc.constantFrom(...ACCEPTS), { freq: 3, nil: undefined }),
+      ifNoneMatch: fc.option(fc.constantFrom('*', '"abc"', 'W/"1"', '"', 'x'.repeat(2000), ', ,'), {
+        freq: 6,
+        nil: undefined,
+      }),
     })
-    .map(({ path, query, body, token, accept }): FuzzRequest => {
+    .map(({ path, query, body, token, accept, ifNoneMatch }): FuzzRequest => {
       const invalid = query.invalid ?? body?.invalid;
       const headers: Record<string, string> = {};
       const value = ctx.tokens[token];
@@ -785,6 +807,7 @@ export function requestArb(
       else if (token === 'empty-bearer') headers.Authorization = 'Bearer ';
       else if (value !== undefined) headers.Authorization = `Bearer ${value}`;
       if (accept !== undefined) headers.Accept = accept;
+      if (ifNoneMatch !== undefined) headers['If-None-Match'] = ifNoneMatch;
       if (body?.type !== undefined) headers['Content-Type'] = body.type;
       return {
         method: op.method,
@@ -906,6 +929,9 @@ export function validate(
   return problems;
 }
 
+const BAD_TOKENS = new Set<TokenKind>(['malformed', 'expired', 'revoked', 'wrong-key']);
+const ANONYMOUS_TOKENS = new Set<TokenKind>(['none', 'empty-bearer', 'basic']);
+
 const STACK = /\n\s+at [^\n]+\(?[^\n]*:\d+:\d+/;
 
 /** What is wrong with an answer, or undefined. */
@@ -924,6 +950,14 @@ export function problemOf(
   if (answer.status >= 500) return `a ${answer.status}`;
   if (answer.status < 300 && req.invalid !== undefined) {
     return `accepted (${answer.status}) a request the document forbids: ${req.invalid}`;
+  }
+  // A token that is present must be valid, on public routes too (decisions.md); health looks at none.
+  if (answer.status < 300 && BAD_TOKENS.has(req.token) && !op.template.startsWith('/health/')) {
+    return `accepted (${answer.status}) a ${req.token} token`;
+  }
+  // An operation whose security has no {} needs a token (and the document says so).
+  if (answer.status < 300 && ANONYMOUS_TOKENS.has(req.token) && !op.anonymous) {
+    return `answered ${answer.status} without a token, though the document asks for one`;
   }
   if (!op.statuses.has(answer.status)) return `status ${answer.status} is not documented`;
   const type = String(answer.headers['content-type'] ?? '');
