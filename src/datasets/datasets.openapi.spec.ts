@@ -60,7 +60,12 @@ describe('per-dataset OpenAPI paths and schemas', () => {
     });
     expect(query.category).toMatchObject({ explode: true, schema: { items: { type: 'string' } } });
     expect((query.category.schema as SchemaObject).items).not.toHaveProperty('enum');
-    expect(query.limit.schema).toEqual({ type: 'number' });
+    // Disabled unless grouping by transaction: any value is then ignored, which the document says.
+    expect(query.limit.schema).toEqual({
+      type: 'number',
+      'x-disabled-unless': { group_by: ['trans'] },
+    });
+    expect(query.limit.description).toContain('Disabled unless group_by is trans');
     expect(query.x_select.schema).toMatchObject({
       items: { enum: expect.arrayContaining(['id']) },
     });

@@ -323,10 +323,13 @@ function bodyOf(
     definition.name,
     { ...withDisabling(bodySchemaOf(definition), definition), description: describe(definition) },
   ]);
+  // A null value selects nothing: the same as leaving the key out (selection-request.ts).
+  const nullable = (entries: [string, SchemaObject][]) =>
+    entries.map(([name, schema]): [string, SchemaObject] => [name, { ...schema, nullable: true }]);
   return {
     type: 'object',
-    description,
-    properties: { ...Object.fromEntries(own), ...builtIns },
+    description: `${description}; a null value is the same as leaving the key out`,
+    properties: Object.fromEntries([...nullable(own), ...nullable(Object.entries(builtIns))]),
   };
 }
 
