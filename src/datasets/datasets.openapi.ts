@@ -240,10 +240,8 @@ function describe(definition: ParameterDefinition): string {
 function withDisabling(schema: SchemaObject, definition: ParameterDefinition): SchemaObject {
   const ids = enablingIds(definition);
   if (ids === null || definition.parent === null) return schema;
-  return {
-    ...schema,
-    ['x-disabled-unless' as string]: { [definition.parent]: ids },
-  } as SchemaObject;
+  const extension: Record<string, unknown> = { 'x-disabled-unless': { [definition.parent]: ids } };
+  return { ...schema, ...extension };
 }
 
 /** `x_` built-ins of results (interface 4.3): the query parameter and the JSON body key. */
