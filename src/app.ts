@@ -25,7 +25,7 @@ import { userResponseSchemas, userSchemas } from '@/users/users.openapi';
 import { projectItemDocs, RESULT_SCHEMAS } from '@/datasets/datasets.openapi';
 import { ADMIN_SCHEMAS } from '@/admin/admin.openapi';
 import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
-import { ERROR_SCHEMAS } from '@/common/api-schemas';
+import { documentServerRules, ERROR_SCHEMAS } from '@/common/api-schemas';
 import { PARAMETER_SCHEMAS } from '@/parameters/parameters.openapi';
 import { FastRoutes } from '@/common/fast-route/fast-routes';
 import { securityHeaders } from '@/common/security-headers';
@@ -62,6 +62,7 @@ export async function configureApp(
   http.disable('x-powered-by');
   // Hashing every body for an ETag costs time on every response; results set their own where useful.
   http.set('etag', false);
+  onlyConditionalWithValidator(http.request as Request);
   http.set('trust proxy', false);
   // Repeated names become arrays (`category=0&category=1`); no nested objects from brackets. Its bounds are
   // checked once per request by requestLimits, before anything reads `req.query`.
@@ -100,7 +101,7 @@ export async function configureApp(
   }
 
   // The document of the project served at start (its datasets' own paths included).
-  setUpDocs(app, app.get(ServedProject).current);
+  setUpDocs(app, app.get(ServedProject).current, config.maxResultRows);
   await app.init();
   // Routes marked @FastRoute() are served in front of Express' router and middleware (see FastRoutes).
   app.get(FastRoutes).attach(app, observe, config.corsOrigins.length > 0);
@@ -108,10 +109,32 @@ export async function configureApp(
 }
 
 /**
+ * Express answers 304 with no body to `If-None-Match: *` on any GET whose answer is a 2xx (`req.fresh`, which
+ * `res.send` reads): the fuzzer got 304 from `me`, `users`, catalogs... whose document lists no 304 and which
+ * send no validator. A 304 is answered only where the response carries an `ETag` (dataset results set theirs,
+ * and answer their own 304s); elsewhere the precondition is ignored (RFC 9110 §13.1.2 allows ignoring it where
+ * the server keeps no validator). Set once on this application's request prototype: no per-request cost.
+ */
+function onlyConditionalWithValidator(requestPrototype: Request): void {
+  if (!Object.getOwnPropertyDescriptor(express.request, 'fresh')) {
+    throw new Error("Express' request has no `fresh` getter to restrict");
+  }
+  Object.defineProperty(requestPrototype, 'fresh', {
+    configurable: true,
+    get(this: Request): boolean {
+      return (
+        this.res?.getHeader('ETag') !== undefined &&
+        Reflect.get<Request, 'fresh'>(express.request, 'fresh', this)
+      );
+    },
+  });
+}
+
+/**
  * Swagger UI at `/docs` and `P/docs`; the OpenAPI document at `/docs-json` and `P/docs-json`, which ReDoc
  * (DocsModule) draws too.
  */
-function setUpDocs(app: NestExpressApplication, project: Project): void {
+function setUpDocs(app: NestExpressApplication, project: Project, maxRows: number): void {
   // Without the leading slash, as SwaggerModule.setup takes paths.
   const prefix = currentPath(project).slice(1);
   const document = SwaggerModule.createDocument(
@@ -119,7 +142,7 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
     new DocumentBuilder()
       .setTitle(`Drey: ${project.label}`)
       .setDescription(
-        `${project.description}\n\nSign in with the Authorize button (OAuth2 password flow on \`/${prefix}/login\`) or paste a bearer token.`,
+        `${project.description}\n\nSign in with the Authorize button (OAuth2 password flow on \`/${prefix}/login\`) or paste a bearer token. A method that a path does not take is answered 405 \`method_not_allowed\` with \`Allow\`.`,
       )
       .setVersion(SERVICE_VERSION)
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
@@ -130,7 +153,7 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
       .build(),
   );
   // Schemas the decorators refer to by name, and each item's own paths and schemas.
-  const items = projectItemDocs(project, prefix);
+  const items = projectItemDocs(project, prefix, maxRows);
   document.components = document.components ?? {};
   document.components.schemas = {
     ...document.components.schemas,
@@ -144,6 +167,7 @@ function setUpDocs(app: NestExpressApplication, project: Project): void {
     ...items.schemas,
   };
   Object.assign(document.paths, items.paths);
+  documentServerRules(document, maxRows);
   // Registered before Swagger UI's own routes, so they run first: the pages' policy in place of the API's.
   app.use(['/docs', `/${prefix}/docs`], swaggerUiPolicy());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });

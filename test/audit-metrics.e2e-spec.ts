@@ -76,6 +76,9 @@ describe('audit log', () => {
     const second = await api.get(`${P}/audit?limit=2&offset=2`, admin);
     expect(second.body.events[0].id).toBeLessThan(first.body.events[1].id);
     expect((await api.get(`${P}/audit?limit=0`, admin)).status).toBe(400);
+    // An empty value is no integer (it was read as 0).
+    expect((await api.get(`${P}/audit?offset=`, admin)).status).toBe(400);
+    expect((await api.get(`${P}/audit?limit=%20`, admin)).status).toBe(400);
     expect((await api.get(`${P}/audit?since=yesterday`, admin)).body.error).toBe('invalid_request');
   });
 

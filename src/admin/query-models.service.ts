@@ -8,7 +8,11 @@ import { parseResultOptions } from '@/datasets/result-options';
 import { DatasetResult, schemaFields, shapeResult } from '@/datasets/result-shape';
 import { Engine } from '@/engine/engine';
 import { ParametersService } from '@/parameters/parameters.service';
-import { ParameterRequest, parseBodySelections } from '@/core/parameters/selection-request';
+import {
+  ParameterRequest,
+  checkJsonBuiltins,
+  parseBodySelections,
+} from '@/core/parameters/selection-request';
 
 const MAX_SQL = 100_000;
 
@@ -40,6 +44,7 @@ export class QueryModelsService {
       throw new InvalidRequestError('The body must be a JSON object with sql_query');
     }
     const { sql_query: sql, parameters = {}, ...builtins } = body as Record<string, unknown>;
+    checkJsonBuiltins(builtins);
     const request = parseBodySelections(parameters);
     return this.run(caller, sql, { ...request, builtins: { ...request.builtins, ...builtins } });
   }

@@ -96,6 +96,7 @@ export class AuthController {
   @Delete('tokens/:token_id')
   @HttpCode(200)
   @ApiEmpty('Revoked')
+  @ApiErrors(...BODY_ERRORS)
   async revokeToken(
     @CurrentCaller() caller: Caller,
     @Param('token_id') tokenId: string,

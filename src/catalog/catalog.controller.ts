@@ -4,14 +4,14 @@ import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
 import { toDataCatalog } from '@/catalog/catalog.mapper';
 import { CatalogService } from '@/catalog/catalog.service';
-import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
 import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT, currentPath } from '@/common/routes';
 import { ServedProject } from '@/core/project/served-project';
 
 @ApiTags('catalog')
 @ApiProjectPath()
-@ApiToken()
+@ApiOptionalToken()
 @OptionalAuth()
 @Controller(CURRENT)
 export class CatalogController {

@@ -4,7 +4,7 @@ import { CurrentCaller, OptionalAuth, Public } from '@/common/access.decorators'
 import type { Caller } from '@/core/caller';
 import { toLegacyDataCatalog, toProjectListing } from '@/catalog/catalog.legacy.mapper';
 import { CatalogService } from '@/catalog/catalog.service';
-import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
 import { COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY, LEGACY_ROOT, legacyPath } from '@/common/routes';
 import type { Project } from '@/core/project/project';
@@ -35,10 +35,11 @@ export class CatalogLegacyController {
 
   /** The served project with its major version and the legacy paths of its login and data catalog. */
   @Public()
+  @ApiOptionalToken()
   @Get(LEGACY_ROOT)
   @ApiOperation({ operationId: 'ProjectListingController_listing' })
   @ApiJson('ProjectListing', 'The served project')
-  @ApiLegacyErrors(401, 500, 503)
+  @ApiLegacyErrors(400, 401, 500, 503)
   listing(): Record<string, unknown> {
     return toProjectListing(this.project);
   }
@@ -46,7 +47,7 @@ export class CatalogLegacyController {
   /** Legacy catalog: datasets and dashboards only, with legacy paths. */
   @ApiTags('catalog')
   @ApiProjectPath()
-  @ApiToken()
+  @ApiOptionalToken()
   @OptionalAuth()
   @Get(`${LEGACY}/data-catalog`)
   @ApiOperation({ operationId: 'CatalogController_legacy' })

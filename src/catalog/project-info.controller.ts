@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '@/common/access.decorators';
-import { ApiErrors, ApiJson, ApiProjectPath } from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiOptionalToken, ApiProjectPath } from '@/common/api-docs';
 import { COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { SERVICE_VERSION } from '@/common/service-version';
@@ -22,6 +22,7 @@ export class ProjectInfoController {
 
   /** The project's name, version, label and description, and the version of this service. */
   @Public()
+  @ApiOptionalToken()
   @Get()
   @ApiJson('ProjectInfo', 'The project')
   @ApiErrors(...COMMON_ERRORS)

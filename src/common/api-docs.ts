@@ -1,11 +1,24 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiOAuth2, ApiOkResponse, ApiParam, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiOAuth2,
+  ApiOkResponse,
+  ApiParam,
+  ApiResponse,
+  ApiSecurity,
+} from '@nestjs/swagger';
 import { ErrorStatus, errorResponse, Layout, ref } from '@/common/api-schemas';
 
 /** Decorators of the OpenAPI document: what routes take and answer (schemas in `api-schemas.ts`). */
 
 /** The route takes a bearer token (Swagger UI's Authorize button fills it, through the login endpoint). */
 export const ApiToken = () => applyDecorators(ApiBearerAuth('bearer'), ApiOAuth2([], 'login'));
+
+/**
+ * The route may be called without a token (`@Public()`, `@OptionalAuth()`): the empty requirement `{}` says
+ * so to generated clients and fuzzers; a token that is sent is still checked (401 `invalid_token`).
+ */
+export const ApiOptionalToken = () => applyDecorators(ApiToken(), ApiSecurity({}));
 
 /** The `:project` and `:version` path segments of both layouts. */
 export const ApiProjectPath = () =>

@@ -1,5 +1,9 @@
 import type {
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
   ReferenceObject,
+  RequestBodyObject,
   ResponseObject,
   ResponsesObject,
   SchemaObject,
@@ -37,8 +41,10 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
     '(`invalid_token`), or wrong credentials; with `WWW-Authenticate: Bearer`',
   403: 'The caller may not do this (`forbidden`)',
   404: 'No such project, version, item or token (`not_found`)',
-  413: 'The request body is too large',
-  415: 'The body is of a content type the operation does not take',
+  413: 'The request body is too large (`payload_too_large`)',
+  415:
+    'The body is of a content type the operation does not take, or JSON in a charset other than UTF-8 ' +
+    '(`unsupported_media_type`)',
   429: 'Too many requests (`rate_limited`); `Retry-After` says when to try again',
   500: 'An unexpected failure, a failed build or a model that failed at request time',
   503:
@@ -97,9 +103,46 @@ export function errorResponses(layout: Layout, statuses: ErrorStatus[]): Respons
 }
 
 /**
- * What any route under a project path can answer: an invalid token (on public routes too), a project or
- * version that is not the served one, an outage, an unexpected failure.
+ * What any route under a project path can answer: a query string or path that breaks the input limits (a
+ * NUL, a lone surrogate, too many keys, a path that does not decode), an invalid token (on public routes
+ * too), a project or version that is not the served one, an outage, an unexpected failure.
  */
-export const COMMON_ERRORS: ErrorStatus[] = [401, 404, 500, 503];
-/** What a route that takes a body can also answer. */
+export const COMMON_ERRORS: ErrorStatus[] = [400, 401, 404, 500, 503];
+/**
+ * What a route that takes a body can also answer; and any route of a method that may carry one (DELETE, a
+ * POST without a body), since a body that is sent is bounded and typed all the same.
+ */
 export const BODY_ERRORS: ErrorStatus[] = [400, 413, 415];
+function operationsOf(document: OpenAPIObject): OperationObject[] {
+  return Object.values(document.paths).flatMap((item) =>
+    [item.get, item.put, item.post, item.delete, item.patch].filter(
+      (operation): operation is OperationObject => operation !== undefined,
+    ),
+  );
+}
+
+/**
+ * Rules the server enforces that decorators cannot state, written into the finished document:
+ * - a body of a `*Dto` class is validated with `forbidNonWhitelisted` (common/validation.ts), so its schema
+ *   has `additionalProperties: false`;
+ * - `x_limit` is at most `maxRows` (MAX_RESULT_ROWS, a setting) wherever it is taken.
+ */
+export function documentServerRules(document: OpenAPIObject, maxRows: number): void {
+  const schemas = (document.components?.schemas ?? {}) as Schemas;
+  for (const operation of operationsOf(document)) {
+    const body = operation.requestBody as RequestBodyObject | undefined;
+    for (const media of Object.values(body?.content ?? {})) {
+      const reference = (media.schema as ReferenceObject | undefined)?.$ref;
+      const name = reference?.replace('#/components/schemas/', '');
+      if (name?.endsWith('Dto') && schemas[name]) schemas[name].additionalProperties = false;
+      const properties = (media.schema as SchemaObject | undefined)?.properties;
+      const limit = properties?.x_limit as SchemaObject | undefined;
+      if (limit) Object.assign(limit, { minimum: 0, maximum: maxRows });
+    }
+    for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
+      if (parameter.in === 'query' && parameter.name === 'x_limit' && parameter.schema) {
+        Object.assign(parameter.schema, { minimum: 0, maximum: maxRows });
+      }
+    }
+  }
+}

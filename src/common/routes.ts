@@ -29,7 +29,10 @@ function served(route: string, project: Project): string {
   return `/${route.replace(':project', project.name).replace(':version', projectVersion(project))}`;
 }
 
-/** Whether a request path is in the legacy layout (its errors are `{detail}`). */
+/**
+ * Whether a request path is in the legacy layout (its errors are `{detail}`): under `/service-v0/`, and the
+ * 0.4 project listing `/service-v0` itself.
+ */
 export function isLegacyPath(path: string): boolean {
-  return path.startsWith(`/${LEGACY_ROOT}/`);
+  return path === `/${LEGACY_ROOT}` || path.startsWith(`/${LEGACY_ROOT}/`);
 }

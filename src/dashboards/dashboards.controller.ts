@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, StreamableFile } from '@nestjs/
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { Selections } from '@/common/selections.decorator';
@@ -20,7 +20,7 @@ const SELECTIONS_BODY = {
 
 @ApiTags('dashboards')
 @ApiProjectPath()
-@ApiToken()
+@ApiOptionalToken()
 @OptionalAuth()
 @ApiErrors(...COMMON_ERRORS, 400, 403)
 @Controller(CURRENT)

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post, StreamableFile } from '@nestjs/
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
 import { LEGACY } from '@/common/routes';
@@ -13,7 +13,7 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 @ApiTags('legacy')
 @ApiProjectPath()
-@ApiToken()
+@ApiOptionalToken()
 @OptionalAuth()
 @ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
 @Controller(LEGACY)

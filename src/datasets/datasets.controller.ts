@@ -3,7 +3,7 @@ import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { FastRoute } from '@/common/fast-route/fast-route.decorator';
@@ -32,7 +32,7 @@ const RESULTS_BODY = {
  */
 @ApiTags('datasets')
 @ApiProjectPath()
-@ApiToken()
+@ApiOptionalToken()
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
 @ApiErrors(...COMMON_ERRORS, 400, 403)

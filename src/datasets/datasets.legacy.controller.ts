@@ -3,7 +3,12 @@ import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiDatasetResult, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import {
+  ApiDatasetResult,
+  ApiLegacyErrors,
+  ApiProjectPath,
+  ApiOptionalToken,
+} from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
 import { LEGACY } from '@/common/routes';
@@ -20,7 +25,7 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 /** Same replies as the current layout (ETag, 304, CSV and NDJSON exports), in the legacy shape. */
 @ApiTags('legacy')
 @ApiProjectPath()
-@ApiToken()
+@ApiOptionalToken()
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
 @ApiLegacyErrors(...COMMON_ERRORS, 400, 403)

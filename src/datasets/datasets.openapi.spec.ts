@@ -5,20 +5,21 @@ import type { Project } from '@/core/project/project';
 import { loadProject } from '@/core/project/project-loader';
 
 const PREFIX = 'api/service-v0/project/expenses/v1';
+const MAX_ROWS = 100_000;
 
 function example(): Project {
   return loadProject(join(__dirname, '..', '..', 'examples', 'expenses'));
 }
 
 function queryOf(project: Project, path: string): Record<string, ParameterObject> {
-  const operation = projectItemDocs(project, PREFIX).paths[`/${PREFIX}${path}`].get;
+  const operation = projectItemDocs(project, PREFIX, MAX_ROWS).paths[`/${PREFIX}${path}`].get;
   const parameters = (operation?.parameters ?? []) as ParameterObject[];
   return Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter]));
 }
 
 describe('per-dataset OpenAPI paths and schemas', () => {
   it("types a dataset's records by its model's columns, and only those", () => {
-    const { schemas } = projectItemDocs(example(), PREFIX);
+    const { schemas } = projectItemDocs(example(), PREFIX, MAX_ROWS);
     const record = schemas['datasets.expenses_by_month.Record'];
     expect(record.additionalProperties).toBe(false);
     expect(record.properties).toEqual({
@@ -41,7 +42,7 @@ describe('per-dataset OpenAPI paths and schemas', () => {
     const model = project.models.find((m) => m.name === 'expenses_by_month');
     if (!model) throw new Error('the example has changed');
     model.columns = [];
-    const { schemas } = projectItemDocs(project, PREFIX);
+    const { schemas } = projectItemDocs(project, PREFIX, MAX_ROWS);
     expect(schemas['datasets.expenses_by_month.Record']).toEqual({
       type: 'object',
       additionalProperties: { $ref: '#/components/schemas/Cell' },
@@ -59,7 +60,12 @@ describe('per-dataset OpenAPI paths and schemas', () => {
     });
     expect(query.category).toMatchObject({ explode: true, schema: { items: { type: 'string' } } });
     expect((query.category.schema as SchemaObject).items).not.toHaveProperty('enum');
-    expect(query.limit.schema).toEqual({ type: 'number' });
+    // Disabled unless grouping by transaction: any value is then ignored, which the document says.
+    expect(query.limit.schema).toEqual({
+      type: 'number',
+      'x-disabled-unless': { group_by: ['trans'] },
+    });
+    expect(query.limit.description).toContain('Disabled unless group_by is trans');
     expect(query.x_select.schema).toMatchObject({
       items: { enum: expect.arrayContaining(['id']) },
     });
@@ -69,7 +75,7 @@ describe('per-dataset OpenAPI paths and schemas', () => {
   });
 
   it('takes numbers as JSON numbers or strings in a body', () => {
-    const post = projectItemDocs(example(), PREFIX).paths[
+    const post = projectItemDocs(example(), PREFIX, MAX_ROWS).paths[
       `/${PREFIX}/datasets/expenses_grouped/results`
     ].post;
     const body = (post?.requestBody as { content: Record<string, { schema: SchemaObject }> })
@@ -82,7 +88,7 @@ describe('per-dataset OpenAPI paths and schemas', () => {
   });
 
   it('asks for a token and documents 403 as the scope says', () => {
-    const { paths } = projectItemDocs(example(), PREFIX);
+    const { paths } = projectItemDocs(example(), PREFIX, MAX_ROWS);
     const open = paths[`/${PREFIX}/datasets/expenses_by_month/results`].get;
     const closed = paths[`/${PREFIX}/datasets/expense_transactions/results`].get;
     expect(open?.security).toContainEqual({});

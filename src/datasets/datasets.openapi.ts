@@ -209,12 +209,43 @@ function staticOptionIds(definition: ParameterDefinition): string[] | undefined 
   return ids.length > 0 ? ids : undefined;
 }
 
+/**
+ * The parent's option ids that enable a parameter which is disabled otherwise (no variant for every parent
+ * option), or null when it is always enabled or its variants come from a query not run yet.
+ */
+function enablingIds(definition: ParameterDefinition): string[] | null {
+  if (definition.kind !== 'value' || definition.parent === null) return null;
+  const variants = definition.variants;
+  if (variants.length === 0 || variants.some((variant) => variant.parentOptionIds === null)) {
+    return null;
+  }
+  return [...new Set(variants.flatMap((variant) => variant.parentOptionIds ?? []))];
+}
+
 function describe(definition: ParameterDefinition): string {
-  return [definition.label, definition.description].filter(Boolean).join(': ');
+  const text = [definition.label, definition.description].filter(Boolean).join(': ');
+  const ids = enablingIds(definition);
+  if (ids === null) return text;
+  return (
+    `${text}. Disabled unless ${definition.parent} is ${ids.join(' or ')}: a value sent while it ` +
+    'is disabled is ignored (400 unknown_parameter with x_verify_params=true)'
+  );
+}
+
+/**
+ * A selection's schema, with `x-disabled-unless` (`{parent: [option ids]}`) when the parameter is disabled
+ * for the other options of its parent: then any value is ignored, valid or not (decisions.md), which a
+ * client or a fuzzer can tell from the document.
+ */
+function withDisabling(schema: SchemaObject, definition: ParameterDefinition): SchemaObject {
+  const ids = enablingIds(definition);
+  if (ids === null || definition.parent === null) return schema;
+  const extension: Record<string, unknown> = { 'x-disabled-unless': { [definition.parent]: ids } };
+  return { ...schema, ...extension };
 }
 
 /** `x_` built-ins of results (interface 4.3): the query parameter and the JSON body key. */
-function resultBuiltIns(columns: string[]): Record<string, SchemaObject> {
+function resultBuiltIns(columns: string[], maxRows: number): Record<string, SchemaObject> {
   return {
     x_orientation: { type: 'string', enum: ORIENTATIONS, default: 'records' },
     x_select: {
@@ -225,8 +256,9 @@ function resultBuiltIns(columns: string[]): Record<string, SchemaObject> {
     x_limit: {
       type: 'integer',
       minimum: 0,
-      default: 1000,
-      description: 'Rows returned, up to MAX_RESULT_ROWS',
+      maximum: maxRows,
+      default: Math.min(1000, maxRows),
+      description: `Rows returned, up to ${maxRows} (MAX_RESULT_ROWS)`,
     },
     x_offset: { type: 'integer', minimum: 0, default: 0, description: 'Rows skipped' },
     x_verify_params: {
@@ -235,6 +267,9 @@ function resultBuiltIns(columns: string[]): Record<string, SchemaObject> {
     },
   };
 }
+
+/** Built-ins whose empty query value (`x_limit=`) is read as not given: their default. */
+const EMPTY_IS_DEFAULT = new Set(['x_select', 'x_limit', 'x_offset']);
 
 /** `x_` built-ins of parameters endpoints (interface 4.5). */
 function parametersBuiltIns(names: string[]): Record<string, SchemaObject> {
@@ -256,7 +291,7 @@ function queryParameters(
   builtIns: Record<string, SchemaObject>,
 ): ParameterObject[] {
   const own = definitions.map((definition): ParameterObject => {
-    const schema = querySchemaOf(definition);
+    const schema = withDisabling(querySchemaOf(definition), definition);
     return {
       name: definition.name,
       in: 'query',
@@ -272,6 +307,7 @@ function queryParameters(
     required: false,
     schema,
     ...(schema.type === 'array' ? { explode: true } : {}),
+    ...(EMPTY_IS_DEFAULT.has(name) ? { allowEmptyValue: true } : {}),
   }));
   return [...own, ...builtIn];
 }
@@ -283,12 +319,15 @@ function bodyOf(
 ): SchemaObject {
   const own = definitions.map((definition): [string, SchemaObject] => [
     definition.name,
-    { ...bodySchemaOf(definition), description: describe(definition) },
+    { ...withDisabling(bodySchemaOf(definition), definition), description: describe(definition) },
   ]);
+  // A null value selects nothing: the same as leaving the key out (selection-request.ts).
+  const nullable = (entries: [string, SchemaObject][]) =>
+    entries.map(([name, schema]): [string, SchemaObject] => [name, { ...schema, nullable: true }]);
   return {
     type: 'object',
-    description,
-    properties: { ...Object.fromEntries(own), ...builtIns },
+    description: `${description}; a null value is the same as leaving the key out`,
+    properties: Object.fromEntries([...nullable(own), ...nullable(Object.entries(builtIns))]),
   };
 }
 
@@ -435,7 +474,7 @@ function parametersPath(
  * Paths and schemas for each dataset and dashboard of the project, with its own parameters: selections
  * and columns differ per item, so the generic `{dataset}` routes cannot describe them.
  */
-export function projectItemDocs(project: Project, prefix: string): ItemDocs {
+export function projectItemDocs(project: Project, prefix: string, maxRows: number): ItemDocs {
   const byName = new Map(project.parameters.map((definition) => [definition.name, definition]));
   const definitionsOf = (names: string[]) =>
     names.flatMap((name) => {
@@ -450,7 +489,10 @@ export function projectItemDocs(project: Project, prefix: string): ItemDocs {
     const definitions = definitionsOf(dataset.parameters);
     const name = (part: string) => schemaName('datasets', dataset.name, part);
     schemas = { ...schemas, ...datasetSchemas(dataset, columns) };
-    const results = resultBuiltIns(columns.map((column) => column.name));
+    const results = resultBuiltIns(
+      columns.map((column) => column.name),
+      maxRows,
+    );
     const common = {
       tags: ['datasets (this project)'],
       description: dataset.description,

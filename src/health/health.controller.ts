@@ -1,12 +1,14 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiJson } from '@/common/api-docs';
+import { ApiErrors, ApiJson } from '@/common/api-docs';
 import { ref } from '@/common/api-schemas';
 import type { Response } from 'express';
 import { NoAuth } from '@/common/access.decorators';
 import { HealthService, Readiness } from '@/health/health.service';
 
 @ApiTags('health')
+// A query string that breaks the input limits is refused here too; an unexpected failure is a 500.
+@ApiErrors(400, 500)
 @NoAuth()
 @Controller('health')
 export class HealthController {

@@ -2,7 +2,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, Public } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiErrors, ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiOptionalToken } from '@/common/api-docs';
 import { MetricsService } from '@/metrics/metrics.service';
 
 @ApiTags('health')
@@ -12,13 +12,13 @@ export class MetricsController {
 
   /** Prometheus text format. Public when METRICS_PUBLIC=true, otherwise administrators only. */
   @Public()
-  @ApiToken()
+  @ApiOptionalToken()
   @Get()
   @ApiOkResponse({
     description: 'The metrics',
     content: { 'text/plain': { schema: { type: 'string' } } },
   })
-  @ApiErrors(401, 403, 500)
+  @ApiErrors(400, 401, 403, 500)
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   exposition(@CurrentCaller() caller: Caller): Promise<string> {
     return this.metrics.exposition(caller);

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiErrors, ApiJson, ApiProjectPath, ApiOptionalToken, ApiToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import { Selections } from '@/common/selections.decorator';
@@ -28,7 +28,6 @@ const SELECTIONS_BODY = {
  */
 @ApiTags('parameters')
 @ApiProjectPath()
-@ApiToken()
 @ApiErrors(...COMMON_ERRORS, 400, 403)
 @ApiJson('ParametersResponse', 'The parameters, evaluated with the selections')
 @Controller(CURRENT)
@@ -36,6 +35,7 @@ export class ParametersController {
   constructor(private readonly widgets: ParameterWidgetsService) {}
 
   /** Every parameter of the project, evaluated with the given selections (cascading). */
+  @ApiToken()
   @Get('parameters')
   async project(
     @CurrentCaller() caller: Caller,
@@ -44,6 +44,7 @@ export class ParametersController {
     return toParametersResponse(await this.widgets.ofProject(caller, request));
   }
 
+  @ApiToken()
   @Post('parameters')
   @HttpCode(200)
   @ApiBody(SELECTIONS_BODY)
@@ -57,6 +58,7 @@ export class ParametersController {
 
   /** A dataset's parameters, evaluated with the given selections; its scope decides who may ask. */
   @OptionalAuth()
+  @ApiOptionalToken()
   @Get('datasets/:dataset/parameters')
   async dataset(
     @CurrentCaller() caller: Caller,
@@ -67,6 +69,7 @@ export class ParametersController {
   }
 
   @OptionalAuth()
+  @ApiOptionalToken()
   @Post('datasets/:dataset/parameters')
   @HttpCode(200)
   @ApiBody(SELECTIONS_BODY)
@@ -81,6 +84,7 @@ export class ParametersController {
 
   /** A dashboard's parameters, evaluated with the given selections; its scope decides who may ask. */
   @OptionalAuth()
+  @ApiOptionalToken()
   @Get('dashboards/:dashboard/parameters')
   async dashboard(
     @CurrentCaller() caller: Caller,
@@ -91,6 +95,7 @@ export class ParametersController {
   }
 
   @OptionalAuth()
+  @ApiOptionalToken()
   @Post('dashboards/:dashboard/parameters')
   @HttpCode(200)
   @ApiBody(SELECTIONS_BODY)

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
 import { LEGACY } from '@/common/routes';
@@ -19,7 +19,7 @@ const BODY = {
 /** Each GET has a POST twin that takes the selections as a JSON body and runs the GET's handler. */
 @ApiTags('legacy')
 @ApiProjectPath()
-@ApiToken()
+@ApiOptionalToken()
 @OptionalAuth()
 @ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
 @ApiJson('LegacyParametersResponse', 'The parameters, evaluated with the selection')

@@ -2,7 +2,14 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nest
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentCaller, Public } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
+import {
+  ApiEmpty,
+  ApiErrors,
+  ApiJson,
+  ApiProjectPath,
+  ApiOptionalToken,
+  ApiToken,
+} from '@/common/api-docs';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
 import { CURRENT } from '@/common/routes';
 import type { Project } from '@/core/project/project';
@@ -29,6 +36,7 @@ export class UsersController {
 
   /** The user fields: `username`, `is_admin`, then the project's own, with type, required and default. */
   @Public()
+  @ApiOptionalToken()
   @Get('user-fields')
   @ApiJson('UserFieldDescriptor', 'The user fields', true)
   userFields(): Record<string, unknown>[] {
@@ -78,7 +86,7 @@ export class UsersController {
   @Delete('users/:username')
   @HttpCode(200)
   @ApiEmpty('Deleted, with their tokens')
-  @ApiErrors(400, 403)
+  @ApiErrors(...BODY_ERRORS, 403)
   async delete(
     @CurrentCaller() caller: Caller,
     @Param('username') username: string,

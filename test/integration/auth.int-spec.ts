@@ -274,5 +274,43 @@ describe('authentication', () => {
         message: expect.stringContaining('new_password'),
       });
     });
+
+    it('answer If-None-Match: * with the body, not an empty 304 (they send no ETag)', async () => {
+      const admin = await t.login();
+      for (const path of [`${P}/me`, `${P}/tokens`, `${P}/user-fields`, `${L}/data-catalog`]) {
+        const reply = await t
+          .http()
+          .get(path)
+          .auth(admin, { type: 'bearer' })
+          .set('If-None-Match', '*');
+        expect([path, reply.status]).toEqual([path, 200]);
+        expect(reply.text).not.toBe('');
+      }
+    });
+
+    it('refuses a null title (it would have made a temporary token of a named one)', async () => {
+      const admin = await t.login();
+      const tokens = async () =>
+        (await t.http().get(`${P}/tokens`).auth(admin, { type: 'bearer' })).body as unknown[];
+      const before = (await tokens()).length;
+      for (const body of [{ title: null }, { title: null, expiry_minutes: 60 }, { title: '' }]) {
+        const reply = await t.http().post(`${P}/tokens`).auth(admin, { type: 'bearer' }).send(body);
+        expect([reply.status, reply.body]).toEqual([
+          400,
+          { statusCode: 400, error: 'invalid_request', message: expect.stringContaining('title') },
+        ]);
+      }
+      expect(await tokens()).toHaveLength(before);
+      // Without a title it is still a temporary token, and Studio's body (a title, null expiry) a named one.
+      const temporary = await t.http().post(`${P}/tokens`).auth(admin, { type: 'bearer' }).send({});
+      expect(temporary.status).toBe(200);
+      const named = await t
+        .http()
+        .post(`${P}/tokens`)
+        .auth(admin, { type: 'bearer' })
+        .send({ title: 'studio', expiry_minutes: null });
+      expect(named.status).toBe(200);
+      expect(await tokens()).toHaveLength(before + 1);
+    });
   });
 });

@@ -119,6 +119,97 @@ describe('dataset results', () => {
       });
     });
 
+    it('refuses JSON built-ins of another type than the document states (x_select a string, x_limit text)', async () => {
+      const invalid = (message: string) => ({
+        statusCode: 400,
+        error: 'invalid_request',
+        message: expect.stringContaining(message),
+      });
+      for (const [body, message] of [
+        [{ x_select: 'month' }, 'x_select must be an array'],
+        [{ x_select: [1] }, 'x_select must be an array'],
+        [{ x_limit: '2' }, 'x_limit must be a whole number'],
+        [{ x_limit: 1.5 }, 'x_limit must be a whole number'],
+        [{ x_offset: true }, 'x_offset must be a whole number'],
+        [{ x_orientation: ['rows'] }, 'x_orientation must be a string'],
+        [{ x_verify_params: 'true' }, 'x_verify_params must be true or false'],
+        [{ x_limit: 100_001 }, 'x_limit must be at most 100000'],
+      ] as const) {
+        const reply = await t.http().post(results('expenses_by_month')).send(body);
+        expect([reply.status, reply.body]).toEqual([400, invalid(message)]);
+      }
+      // The forms the document states still pass; on GET a single x_select is one column.
+      const post = await t
+        .http()
+        .post(results('expenses_by_month'))
+        .send({ x_select: ['month'], x_limit: 2, x_verify_params: false });
+      expect(post.status).toBe(200);
+      const get = await t.http().get(results('expenses_by_month')).query({ x_select: 'month' });
+      expect(get.status).toBe(200);
+      expect(get.body.schema.fields.map((field: { name: string }) => field.name)).toEqual([
+        'month',
+      ]);
+    });
+
+    it('refuses an x_parent_param that names no parameter of the endpoint', async () => {
+      const parameters = `${P}/datasets/expenses_by_month/parameters`;
+      for (const [request, value] of [
+        [t.http().get(parameters).query({ x_parent_param: 'group_by' }), 'group_by'],
+        [t.http().post(parameters).send({ x_parent_param: 'no_such' }), 'no_such'],
+      ] as const) {
+        const reply = await request;
+        expect([reply.status, reply.body]).toEqual([
+          400,
+          {
+            statusCode: 400,
+            error: 'invalid_request',
+            message: expect.stringContaining(`x_parent_param "${value}" is not a parameter`),
+          },
+        ]);
+      }
+      const empty = await t.http().get(parameters).query({ x_parent_param: '' });
+      expect(empty.status).toBe(400);
+      const own = await t.http().get(parameters).query({ x_parent_param: 'start_date' });
+      expect(own.status).toBe(200);
+      // The legacy layout keeps the 0.4 service's reading of an empty one (no trigger).
+      const legacy = await t
+        .http()
+        .get(`${L}/dataset/expenses-by-month/parameters`)
+        .query({ x_parent_param: '' });
+      expect(legacy.status).toBe(200);
+      const legacyUnknown = await t
+        .http()
+        .get(`${L}/dataset/expenses-by-month/parameters`)
+        .query({ x_parent_param: 'no-such' });
+      expect([legacyUnknown.status, legacyUnknown.body.detail]).toEqual([
+        400,
+        expect.stringContaining('x_parent_param "no_such" is not a parameter'),
+      ]);
+    });
+
+    it('refuses query-models given both forms at once (the JSON body was ignored)', async () => {
+      const admin = await t.login();
+      const both = await t
+        .http()
+        .post(`${P}/query-models`)
+        .query({ x_sql_query: 'SELECT 1 AS one' })
+        .auth(admin, { type: 'bearer' })
+        .send({ x_limit: 100_001 });
+      expect([both.status, both.body.error]).toEqual([400, 'invalid_request']);
+      const query = await t
+        .http()
+        .post(`${P}/query-models`)
+        .query({ x_sql_query: 'SELECT 1 AS one' })
+        .auth(admin, { type: 'bearer' });
+      expect(query.status).toBe(200);
+      const body = await t
+        .http()
+        .post(`${P}/query-models`)
+        .auth(admin, { type: 'bearer' })
+        .send({ sql_query: 'SELECT 1 AS one', x_limit: 1 });
+      expect(body.status).toBe(200);
+    });
+
     it('answers 404 not_found for a dataset the project does not have', async () => {
       const reply = await t.http().get(results('no_such_dataset'));
       expect(reply.status).toBe(404);

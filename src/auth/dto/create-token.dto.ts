@@ -1,9 +1,22 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import {
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 
 export class CreateTokenDto {
-  /** Title of a named token. Without it, a temporary token is created and `expiry_minutes` is ignored. */
-  @IsOptional()
+  /**
+   * Title of a named token. Without it, a temporary token is created and `expiry_minutes` is ignored. Null
+   * is refused (400): `@IsOptional()` would let it through as "no title", turning a named token into a
+   * temporary one without a word.
+   */
+  @ApiPropertyOptional({ minLength: 1 })
+  @ValidateIf((_, value) => value !== undefined)
   @IsString()
   @IsNotEmpty()
   @MaxLength(255)

@@ -8,14 +8,14 @@ import { IsOptional, IsString, MaxLength } from 'class-validator';
  */
 export class LoginFormDto {
   /** The user's name. */
-  @ApiProperty({ required: true })
+  @ApiProperty({ required: true, minLength: 1 })
   @IsOptional()
   @IsString()
   @MaxLength(255)
   username?: string;
 
   /** The user's password. */
-  @ApiProperty({ required: true, format: 'password' })
+  @ApiProperty({ required: true, minLength: 1, format: 'password' })
   @IsOptional()
   @IsString()
   @MaxLength(1024)

@@ -246,10 +246,10 @@ describe('x_verify_params', () => {
     );
   });
 
-  it('verifies x_parent_param too', () => {
+  it('refuses an x_parent_param of another endpoint, verifying or not', () => {
     const request = get({ x_parent_param: 'category', x_verify_params: '1' });
     expect(() => example.widgets(['end_date'], request, ANONYMOUS)).toThrow(
-      'Unknown parameter "category" for this endpoint; it takes end_date',
+      'x_parent_param "category" is not a parameter of this endpoint; it takes end_date',
     );
   });
 
@@ -313,9 +313,14 @@ describe('refresh', () => {
     expect(widgets[4]).toMatchObject({ options: [{ id: '0' }, { id: '1' }] });
   });
 
-  it('ignores an x_parent_param that the endpoint does not take', () => {
+  it('refuses an x_parent_param that the endpoint does not take (the document lists its own names)', () => {
     const request = get({ category: '0', x_parent_param: 'start_date' });
-    expect(names(example.widgets(GROUPED, request, MANAGER))).toEqual(['category', 'subcategory']);
+    expect(() => example.widgets(GROUPED, request, MANAGER)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_request',
+        message: expect.stringContaining('x_parent_param "start_date" is not a parameter'),
+      }),
+    );
   });
 
   it('lists every parameter for P/parameters, in the project order', () => {

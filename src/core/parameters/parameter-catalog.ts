@@ -1,5 +1,6 @@
 import { Evaluation, evaluate } from '@/core/parameters/cascade';
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
+import { InvalidRequestError } from '@/core/errors';
 import { UnknownParameterError } from '@/core/parameters/parameter-errors';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
@@ -47,10 +48,16 @@ export class ParameterCatalog {
    * client keeps what the user chose in the others.
    */
   widgets(names: readonly string[], request: ParameterRequest, caller: CallerView): WidgetJson[] {
-    const evaluation = this.evaluate(names, request, caller);
     const own = new Set(names);
-    const parent =
-      request.parentParam !== null && own.has(request.parentParam) ? request.parentParam : null;
+    // The document lists the endpoint's own names as x_parent_param's values: another is a client's mistake,
+    // not a refresh of everything.
+    if (request.parentParam !== null && !own.has(request.parentParam)) {
+      throw new InvalidRequestError(
+        `x_parent_param "${request.parentParam}" is not a parameter of this endpoint; ${accepts(names)}`,
+      );
+    }
+    const evaluation = this.evaluate(names, request, caller);
+    const parent = request.parentParam;
     const trigger = parent ?? (evaluation.applied.length === 1 ? evaluation.applied[0] : null);
     const listed = trigger === null ? own : new Set([trigger, ...this.descendants(trigger)]);
     return names
@@ -80,7 +87,7 @@ export class ParameterCatalog {
     names.forEach((name) => this.get(name));
     const own = new Set(names);
     if (request.verifyParams) {
-      const accepted = names.length > 0 ? `it takes ${names.join(', ')}` : 'it takes no parameters';
+      const accepted = accepts(names);
       const given = [...request.selections.keys()];
       if (request.parentParam !== null) given.push(request.parentParam);
       const unknown = given.find((name) => !own.has(name));
@@ -132,4 +139,8 @@ export class ParameterCatalog {
     this.definitions.forEach((def) => place(def, new Set()));
     return ordered;
   }
+}
+
+function accepts(names: readonly string[]): string {
+  return names.length > 0 ? `it takes ${names.join(', ')}` : 'it takes no parameters';
 }

@@ -80,7 +80,50 @@ export function parseBodySelections(
   const entries = Object.entries(body as Record<string, unknown>).filter(
     ([, value]) => value !== null,
   );
+  if (reading.forms === 'strict') checkJsonBuiltins(Object.fromEntries(entries));
   return build(entries, reading, (value) => ({ source: 'body', value }));
+}
+
+/**
+ * The JSON types of the `x_` built-ins in a body of the current layout, as the document states them: on POST
+ * `x_select` is a JSON array of names (a string was taken as one column), `x_limit` and `x_offset` JSON
+ * integers, `x_orientation` and `x_parent_param` strings, `x_verify_params` a boolean. The legacy layout keeps
+ * its 0.4 leniency (its bodies go through {@link LEGACY_SELECTIONS}' lenient forms, not here).
+ */
+export function checkJsonBuiltins(builtins: Record<string, unknown>): void {
+  const wrong = (name: string, what: string) =>
+    new InvalidRequestError(`${name} must be ${what} in a JSON body`);
+  const { x_select, x_limit, x_offset, x_orientation, x_parent_param, x_verify_params } = builtins;
+  if (
+    x_select !== undefined &&
+    x_select !== null &&
+    !(Array.isArray(x_select) && x_select.every((item) => typeof item === 'string'))
+  ) {
+    throw wrong('x_select', 'an array of column names');
+  }
+  for (const [name, value] of [
+    ['x_limit', x_limit],
+    ['x_offset', x_offset],
+  ] as const) {
+    if (value !== undefined && value !== null && !Number.isInteger(value)) {
+      throw wrong(name, 'a whole number');
+    }
+  }
+  for (const [name, value] of [
+    ['x_orientation', x_orientation],
+    ['x_parent_param', x_parent_param],
+  ] as const) {
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      throw wrong(name, 'a string');
+    }
+  }
+  if (
+    x_verify_params !== undefined &&
+    x_verify_params !== null &&
+    typeof x_verify_params !== 'boolean'
+  ) {
+    throw wrong('x_verify_params', 'true or false');
+  }
 }
 
 /** How many of the endpoint's own parameters were given. */
@@ -146,6 +189,13 @@ function readParentParam(raw: unknown, reading: SelectionReading): string | null
   if (typeof value !== 'string') {
     throw new InvalidRequestError('x_parent_param must be one parameter name');
   }
-  if (value === '') return null;
+  // An empty value is no trigger in the legacy layout (as the 0.4 service read it); the current layout's
+  // document lists the endpoint's parameter names as its only values.
+  if (value === '') {
+    if (reading.forms === 'strict') {
+      throw new InvalidRequestError('x_parent_param must name a parameter of the endpoint');
+    }
+    return null;
+  }
   return reading.name(value);
 }
