@@ -22,7 +22,8 @@ const SELECTIONS_BODY = {
 @ApiProjectPath()
 @ApiOptionalToken()
 @OptionalAuth()
-@ApiErrors(...COMMON_ERRORS, 400, 403)
+// 429: a caller's concurrent uncached queries, exports or renders past CALLER_MAX_* (CallerSlots).
+@ApiErrors(...COMMON_ERRORS, 400, 403, 429)
 @Controller(CURRENT)
 export class DashboardsController {
   constructor(private readonly dashboards: DashboardsService) {}

@@ -15,7 +15,8 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 @ApiProjectPath()
 @ApiOptionalToken()
 @OptionalAuth()
-@ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
+// 429: a caller's concurrent uncached queries, exports or renders past CALLER_MAX_* (CallerSlots).
+@ApiLegacyErrors(...COMMON_ERRORS, 400, 403, 429)
 @Controller(LEGACY)
 export class DashboardsLegacyController {
   constructor(private readonly dashboards: DashboardsService) {}

@@ -35,7 +35,8 @@ const RESULTS_BODY = {
 @ApiOptionalToken()
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
-@ApiErrors(...COMMON_ERRORS, 400, 403)
+// 429: a caller's concurrent uncached queries, exports or renders past CALLER_MAX_* (CallerSlots).
+@ApiErrors(...COMMON_ERRORS, 400, 403, 429)
 @Controller(CURRENT)
 export class DatasetsController {
   constructor(private readonly datasets: DatasetsService) {}

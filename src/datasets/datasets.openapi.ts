@@ -336,8 +336,10 @@ function jsonBody(schema: Schema): OperationObject['requestBody'] {
 }
 
 /** The errors of an item's endpoints: its scope decides whether a token or admin rights are needed. */
-function itemErrors(scope: Scope, withBody: boolean): ResponsesObject {
+function itemErrors(scope: Scope, withBody: boolean, results = false): ResponsesObject {
   const statuses: ErrorStatus[] = [400, ...COMMON_ERRORS];
+  // A caller's concurrent uncached queries, exports or renders past CALLER_MAX_* (CallerSlots).
+  if (results) statuses.push(429);
   if (scope === 'private') statuses.push(403);
   if (withBody) statuses.push(...BODY_ERRORS);
   return errorResponses(
@@ -510,7 +512,7 @@ export function projectItemDocs(project: Project, prefix: string, maxRows: numbe
       ...(get
         ? { '304': { description: 'Not modified: the `If-None-Match` copy is current' } }
         : {}),
-      ...itemErrors(dataset.scope, !get),
+      ...itemErrors(dataset.scope, !get, true),
     });
     paths[`/${prefix}/datasets/${dataset.name}/results`] = {
       get: {
@@ -558,7 +560,7 @@ export function projectItemDocs(project: Project, prefix: string, maxRows: numbe
           },
         },
       },
-      ...itemErrors(dashboard.scope, !get),
+      ...itemErrors(dashboard.scope, !get, true),
     });
     paths[`/${prefix}/dashboards/${dashboard.name}/results`] = {
       get: {
