@@ -137,19 +137,20 @@ describe('single sign-on through the Apache gateway (deploy/sso)', () => {
     });
   }
 
-  /** A request from the signed-in page, as its own scripts would make it. */
-  function fetchFrom(
+  /**
+   * A request with the signed-in browser's session cookie, as the page's own scripts would make it. Sent
+   * through Playwright's request context, which shares the browser's cookies: a fetch() run inside the page
+   * (a JSON document of the API) is refused by that document's Content-Security-Policy, `default-src 'none'`.
+   */
+  async function fetchFrom(
     page: Page,
     path: string,
     headers: Record<string, string> = {},
   ): Promise<{ status: number; body: any }> {
-    return page.evaluate(
-      async ({ path, headers }) => {
-        const response = await fetch(path, { headers });
-        return { status: response.status, body: await response.json() };
-      },
-      { path, headers },
-    );
+    const response = await page.context().request.get(new URL(path, page.url()).toString(), {
+      headers,
+    });
+    return { status: response.status(), body: await response.json() };
   }
 
   it('sends a caller without a session to the provider, whatever identity it claims', async () => {
