@@ -162,8 +162,9 @@ async function main() {
     const startRss = rssKb(server.pid);
     // Per minute: every latency and the server's RSS at its end, to show the tail and memory stay flat.
     const minutes = [];
-    const minuteOf = () => {
-      const index = Math.floor((Date.now() - started) / 60_000);
+    // By the time a request started, so that the last minute does not spill into a sliver after the end.
+    const minuteOf = (at) => {
+      const index = Math.floor((at - started) / 60_000);
       while (minutes.length <= index) minutes.push({ latencies: [], rssKb: 0 });
       return minutes[index];
     };
@@ -176,6 +177,7 @@ async function main() {
         while (Date.now() < end) {
           const kind = choose();
           const t0 = performance.now();
+          const startedAt = Date.now();
           let status = 0;
           try {
             status = (await kind.run()).status;
@@ -185,7 +187,7 @@ async function main() {
           }
           const stat = stats.get(kind.name);
           stat.latencies.push(performance.now() - t0);
-          minuteOf().latencies.push(performance.now() - t0);
+          minuteOf(startedAt).latencies.push(performance.now() - t0);
           stat.statuses[status] = (stat.statuses[status] || 0) + 1;
           if (!kind.ok.includes(status)) stat.wrong += 1;
           if (status >= 500 && status !== 503) fiveHundreds.push({ kind: kind.name, status });
@@ -195,7 +197,7 @@ async function main() {
     clearTimeout(warmupTimer);
     clearInterval(sampler);
     const endRss = rssKb(server.pid);
-    if (minutes.length > 0 && !minutes[minutes.length - 1].rssKb) minutes[minutes.length - 1].rssKb = endRss;
+    for (const minute of minutes) if (!minute.rssKb) minute.rssKb = endRss;
     if (!warmRss) warmRss = startRss;
     const audit = await new Client({ connectionString: dbUrl.toString() });
     await audit.connect();
@@ -216,8 +218,9 @@ async function main() {
     }
     console.log('\n| minute | requests | p50 ms | p99 ms | RSS MB at its end |');
     console.log('|---:|---:|---:|---:|---:|');
-    const full = minutes.filter((minute) => minute.rssKb && minute.latencies.length > 0);
-    for (const [index, minute] of full.entries()) {
+    const full = minutes.filter((minute) => minute.latencies.length > 0);
+    for (const [index, minute] of minutes.entries()) {
+      if (minute.latencies.length === 0) continue;
       const sorted = minute.latencies.sort((a, b) => a - b);
       minute.p99 = percentile(sorted, 99);
       console.log(`| ${index + 1} | ${sorted.length} | ${percentile(sorted, 50).toFixed(1)} | ${minute.p99.toFixed(1)} | ${(minute.rssKb / 1024).toFixed(1)} |`);
