@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { rssMb } from './support/observe';
 import { Api, P } from './support/api';
 import { TestServer, startServer } from './support/server';
 
@@ -49,12 +49,6 @@ async function timedQuery(api: Api, token: string, sql: string) {
   const started = Date.now();
   const reply = await api.request('POST', `${P}/query-models`, { token, json: { sql_query: sql } });
   return { ...reply, ms: Date.now() - started };
-}
-
-/** Resident memory of a process, in MB (Linux). */
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
 }
 
 describe('the engine under exhausting and prying admin SQL', () => {

@@ -1,16 +1,10 @@
 import { request as httpRequest } from 'node:http';
-import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { Api, L, P, decodeJwt } from './support/api';
 import { http } from './support/http';
+import { rssMb } from './support/observe';
 import { until } from './support/wait';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
-
-/** The server process's resident memory, in MB. */
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024;
-}
 
 interface Streamed {
   /** 0 when the connection was closed before the answer could be read (the server logged it). */

@@ -1,6 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Api } from './support/api';
+import { memoryOf } from './support/observe';
 import { REPO_ROOT, TestServer, startServer } from './support/server';
 
 /** A project of one 2,000,000-row table (test/fixtures/large-result), each row a function of its n. */
@@ -19,13 +20,6 @@ function row(n: number) {
 
 function rowsFrom(first: number, count: number) {
   return Array.from({ length: count }, (_, i) => row(first + i));
-}
-
-/** Resident memory of a process, now and at its peak since the last reset, in MB (Linux). */
-function memoryOf(pid: number): { rssMb: number; peakMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1]);
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
 
 describe('a result larger than MAX_RESULT_ROWS', () => {

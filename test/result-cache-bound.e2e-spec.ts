@@ -1,24 +1,13 @@
 import Redis from 'ioredis';
+import { counter, executions } from './support/observe';
 import { Api, P } from './support/api';
-import { ServerProcess, TestServer, startServer } from './support/server';
+import { TestServer, startServer } from './support/server';
 import { REDIS_URL } from './support/services';
 
 /** RESULT_CACHE_REDIS_MB of the servers: 51 KB, room for a few dozen monthly results. */
 const REDIS_MB = '0.05';
 const BOUND = Math.floor(0.05 * 1024 * 1024);
 const SELECTIONS = 400;
-
-/** The queries a process ran for a dataset, from its `dataset query` log lines. */
-function executions(server: ServerProcess, dataset: string) {
-  return server.logs.filter((line) => line.msg === 'dataset query' && line.dataset === dataset);
-}
-
-/** A counter of a process's Prometheus exposition (METRICS_PUBLIC is on). */
-async function counter(url: string, name: string, labels: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{${labels}}`));
-  return line ? Number(line.split(' ').pop()) : 0;
-}
 
 /** Selection `i`: one of 200 start dates, each with two end dates. */
 function selection(i: number): { start: string; end: string } {

@@ -4,14 +4,9 @@ import { join } from 'node:path';
 import { MONTHLY } from './support/figures';
 import { http } from './support/http';
 import { until } from './support/wait';
+import { counter, executions } from './support/observe';
 import { Api, BENCH_L, BENCH_P, L, P, decodeJwt } from './support/api';
-import {
-  BENCH_PROJECT,
-  EXAMPLE_PROJECT,
-  ServerProcess,
-  TestServer,
-  startServer,
-} from './support/server';
+import { BENCH_PROJECT, EXAMPLE_PROJECT, TestServer, startServer } from './support/server';
 
 /** Models added to a copy of the example: one reading the caller, one slow, one with awkward text. */
 const EXTRA_MODELS: Record<string, string> = {
@@ -45,18 +40,6 @@ function projectCopy(): string {
     manifest.replace(/^dashboards:/m, `${EXTRA_DATASETS}\ndashboards:`),
   );
   return dir;
-}
-
-/** The queries a process ran for a dataset, from its `dataset query` log lines. */
-function executions(server: ServerProcess, dataset: string) {
-  return server.logs.filter((line) => line.msg === 'dataset query' && line.dataset === dataset);
-}
-
-/** A counter of a process's Prometheus exposition (METRICS_PUBLIC is on). */
-async function counter(url: string, name: string, labels: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{${labels}}`));
-  return line ? Number(line.split(' ').pop()) : 0;
 }
 
 /** RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks. */
