@@ -21,7 +21,11 @@ import { resolveSecrets } from '@/config/secrets';
 import type { Project } from '@/core/project/project';
 import { currentPath } from '@/common/routes';
 import { ServedProject } from '@/core/project/served-project';
-import { userResponseSchemas, userSchemas } from '@/users/users.openapi';
+import {
+  documentPasswordPolicy,
+  userResponseSchemas,
+  userSchemas,
+} from '@/users/users.openapi';
 import { projectItemDocs, RESULT_SCHEMAS } from '@/datasets/datasets.openapi';
 import { ADMIN_SCHEMAS } from '@/admin/admin.openapi';
 import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
@@ -101,7 +105,7 @@ export async function configureApp(
   }
 
   // The document of the project served at start (its datasets' own paths included).
-  setUpDocs(app, app.get(ServedProject).current, config.maxResultRows);
+  setUpDocs(app, app.get(ServedProject).current, config);
   await app.init();
   // Routes marked @FastRoute() are served in front of Express' router and middleware (see FastRoutes).
   app.get(FastRoutes).attach(app, observe, config.corsOrigins.length > 0);
@@ -134,7 +138,8 @@ function onlyConditionalWithValidator(requestPrototype: Request): void {
  * Swagger UI at `/docs` and `P/docs`; the OpenAPI document at `/docs-json` and `P/docs-json`, which ReDoc
  * (DocsModule) draws too.
  */
-function setUpDocs(app: NestExpressApplication, project: Project, maxRows: number): void {
+function setUpDocs(app: NestExpressApplication, project: Project, config: AppConfig): void {
+  const maxRows = config.maxResultRows;
   // Without the leading slash, as SwaggerModule.setup takes paths.
   const prefix = currentPath(project).slice(1);
   const document = SwaggerModule.createDocument(
@@ -168,6 +173,7 @@ function setUpDocs(app: NestExpressApplication, project: Project, maxRows: numbe
   };
   Object.assign(document.paths, items.paths);
   documentServerRules(document, maxRows);
+  documentPasswordPolicy(document, config.passwordMinLength);
   // Registered before Swagger UI's own routes, so they run first: the pages' policy in place of the API's.
   app.use(['/docs', `/${prefix}/docs`], swaggerUiPolicy());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });

@@ -2,10 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
 import { DomainError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
+import { addressKey, lockoutOf, userKey } from '@/core/users/login-lockout';
 
 /**
  * Failed logins per username and per client address within a window, kept in Postgres so that every
- * server process counts the same attempts. Past the limit, logins answer 429 with Retry-After.
+ * server process counts the same attempts. Past the limit, logins answer 429 with Retry-After, and the
+ * body says the same wait. An administrator lifts a username's lock (UsersService.unlock).
  */
 @Injectable()
 export class LoginLimiter {
@@ -15,7 +17,7 @@ export class LoginLimiter {
   ) {}
 
   private keys(username: string, address: string): string[] {
-    return [`user:${username.slice(0, 250)}`, `addr:${address}`];
+    return [userKey(username), addressKey(address)];
   }
 
   /** Throws 429 when either key has reached the limit; the wait is until its oldest failure leaves the window. */
@@ -24,19 +26,25 @@ export class LoginLimiter {
       this.keys(username, address),
       this.config.loginWindowSeconds,
     );
-    const blocked = rows.filter(
-      (row) =>
-        row.failures >=
-        (row.key.startsWith('user:')
-          ? this.config.loginMaxFailures
-          : this.config.loginMaxFailuresPerAddress),
+    const lockout = lockoutOf(
+      rows,
+      {
+        maxFailures: this.config.loginMaxFailures,
+        maxFailuresPerAddress: this.config.loginMaxFailuresPerAddress,
+        windowSeconds: this.config.loginWindowSeconds,
+      },
+      Date.now(),
     );
-    if (blocked.length === 0) return;
-    const until = Math.max(
-      ...blocked.map((row) => row.oldest.getTime() + this.config.loginWindowSeconds * 1000),
+    if (!lockout) return;
+    const wait = lockout.retryAfterSeconds;
+    const after = `try again in ${wait} second${wait === 1 ? '' : 's'}`;
+    throw new DomainError(
+      'rate_limited',
+      lockout.by === 'user'
+        ? `Too many failed logins for this username: ${after}, or ask an administrator to lift the lock`
+        : `Too many failed logins from this address: ${after}`,
+      wait,
     );
-    const retryAfter = Math.max(1, Math.ceil((until - Date.now()) / 1000));
-    throw new DomainError('rate_limited', 'Too many failed logins: try again later', retryAfter);
   }
 
   async recordFailure(username: string, address: string): Promise<void> {
@@ -45,6 +53,6 @@ export class LoginLimiter {
 
   /** A successful login clears the username's failures (not the address's), and old rows go. */
   async recordSuccess(username: string): Promise<void> {
-    await this.failures.clear(this.keys(username, '')[0], this.config.loginWindowSeconds);
+    await this.failures.clear(userKey(username), this.config.loginWindowSeconds);
   }
 }

@@ -45,11 +45,19 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   415:
     'The body is of a content type the operation does not take, or JSON in a charset other than UTF-8 ' +
     '(`unsupported_media_type`)',
-  429: 'Too many requests (`rate_limited`); `Retry-After` says when to try again',
+  429:
+    'Too many requests (`rate_limited`); `Retry-After`, and `retry_after` in the body, say when to try ' +
+    'again',
   500: 'An unexpected failure, a failed build or a model that failed at request time',
   503:
     'Not ready: the data environment is not built yet, or a service Drey needs is unavailable; ' +
     'with `Retry-After`',
+};
+
+const RETRY_AFTER: SchemaObject = {
+  type: 'integer',
+  minimum: 1,
+  description: 'Seconds to wait before trying again, as `Retry-After` says; present when it is sent',
 };
 
 /** Error bodies: `{statusCode, error, message}` in the current layout, `{detail}` in the legacy one. */
@@ -66,20 +74,25 @@ export const ERROR_SCHEMAS: Schemas = {
         description: 'A stable snake_case code',
       },
       message: { type: 'string', description: 'A sentence a person can act on' },
+      retry_after: RETRY_AFTER,
     },
   },
   LegacyError: {
     type: 'object',
     description: 'Every error of the legacy layout but a 400',
     required: ['detail'],
-    properties: { detail: { type: 'string' } },
+    properties: { detail: { type: 'string' }, retry_after: RETRY_AFTER },
   },
   LegacyClientError: {
     type: 'object',
     description:
       'A 400 of the legacy layout: `message` repeats `detail` for clients of the 0.4 service',
     required: ['detail', 'message'],
-    properties: { detail: { type: 'string' }, message: { type: 'string' } },
+    properties: {
+      detail: { type: 'string' },
+      message: { type: 'string' },
+      retry_after: RETRY_AFTER,
+    },
   },
 };
 

@@ -128,17 +128,30 @@ function httpMessage(error: HttpException, status: number): string {
   return typeof message === 'string' ? message : error.message;
 }
 
-/** Current layout: `{statusCode, error, message}`. */
+/**
+ * `retry_after`: the seconds of `Retry-After`, in the body too (a 429 or a 503 that waiting will cure), so a
+ * client that shows the body tells its reader when to try again.
+ */
+function retryAfter(reply: ErrorReply): { retry_after?: number } {
+  return reply.retryAfterSeconds === undefined ? {} : { retry_after: reply.retryAfterSeconds };
+}
+
+/** Current layout: `{statusCode, error, message}`, with `retry_after` when there is a Retry-After. */
 export function renderCurrent(reply: ErrorReply): object {
-  return { statusCode: reply.status, error: reply.code, message: reply.message };
+  return {
+    statusCode: reply.status,
+    error: reply.code,
+    message: reply.message,
+    ...retryAfter(reply),
+  };
 }
 
 /**
  * Legacy layout: `{detail}`; a 400 also carries `message` with the same text, which clients of the 0.4
- * service read on client errors.
+ * service read on client errors; `retry_after` as in the current layout.
  */
 export function renderLegacy(reply: ErrorReply): object {
   return reply.status === 400
-    ? { detail: reply.message, message: reply.message }
-    : { detail: reply.message };
+    ? { detail: reply.message, message: reply.message, ...retryAfter(reply) }
+    : { detail: reply.message, ...retryAfter(reply) };
 }

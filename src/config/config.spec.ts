@@ -63,6 +63,7 @@ describe('loadConfig', () => {
         CHROMIUM_PATH: '/opt/chrome',
         LOG_LEVEL: 'debug',
         CORS_ORIGINS: 'https://a.example, http://localhost:3000',
+        PASSWORD_MIN_LENGTH: '12',
       },
       CWD,
     );
@@ -79,6 +80,7 @@ describe('loadConfig', () => {
       chromiumPath: '/opt/chrome',
       logLevel: 'debug',
       corsOrigins: ['https://a.example', 'http://localhost:3000'],
+      passwordMinLength: 12,
     });
   });
 
@@ -101,6 +103,12 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'staging' }, 'NODE_ENV must be one of development, production, test'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters long'],
     [{ ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD must be at least 8 characters long'],
+    [
+      { ADMIN_PASSWORD: 'eleven-char', PASSWORD_MIN_LENGTH: '12' },
+      'ADMIN_PASSWORD must be at least 12 characters long (PASSWORD_MIN_LENGTH)',
+    ],
+    [{ PASSWORD_MIN_LENGTH: '0' }, 'PASSWORD_MIN_LENGTH must be between 1 and 128, got 0'],
+    [{ PASSWORD_MIN_LENGTH: 'eight' }, 'PASSWORD_MIN_LENGTH must be a whole number'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET is required when NODE_ENV=production'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'ADMIN_PASSWORD is required'],
     [{ CORS_ORIGINS: 'example.com' }, 'CORS_ORIGINS has an invalid origin "example.com"'],

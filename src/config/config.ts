@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '@/config/config-error';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
 import type { LogLevel } from '@/common/json-logger';
+import { PASSWORD_MIN_LENGTH, passwordProblem } from '@/core/users/password-policy';
 
 export { ConfigError };
 export type { LogLevel };
@@ -70,6 +71,8 @@ export interface AppConfig {
   loginMaxFailures: number;
   loginMaxFailuresPerAddress: number;
   loginWindowSeconds: number;
+  /** The shortest password accepted wherever one is set (API, CLI, ADMIN_PASSWORD). */
+  passwordMinLength: number;
   shutdownTimeoutMs: number;
   /** `/metrics` without a token; otherwise administrators only. */
   metricsPublic: boolean;
@@ -208,9 +211,17 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 characters long');
   }
-  if (adminPassword !== undefined && adminPassword.length < 8) {
-    throw new ConfigError('ADMIN_PASSWORD', 'must be at least 8 characters long');
-  }
+  const passwordMinLength = integer(
+    env,
+    'PASSWORD_MIN_LENGTH',
+    PASSWORD_MIN_LENGTH.default,
+    PASSWORD_MIN_LENGTH.lowest,
+    PASSWORD_MIN_LENGTH.highest,
+  );
+  // The admin's password follows the policy of every other password.
+  const adminPasswordProblem =
+    adminPassword === undefined ? undefined : passwordProblem(adminPassword, passwordMinLength);
+  if (adminPasswordProblem) throw new ConfigError('ADMIN_PASSWORD', adminPasswordProblem);
   const corsOrigins = (text(env, 'CORS_ORIGINS') ?? '')
     .split(',')
     .map((origin) => origin.trim())
@@ -260,6 +271,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),
     loginMaxFailuresPerAddress: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100000),
     loginWindowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 300, 1, 86400),
+    passwordMinLength,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 4000, 0, 600_000),
     metricsPublic: oneOf(env, 'METRICS_PUBLIC', ['true', 'false'], 'false') === 'true',
     sso: loadSsoConfig(env),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppConfig } from '@/config/config';
+import { generatePassword } from '@/core/users/password-policy';
 
 interface StoredSecrets {
   jwtSecret?: string;
@@ -50,7 +51,7 @@ export function resolveSecrets(config: AppConfig): Secrets {
     changed = true;
   }
   if (!config.adminPassword && !stored.adminPassword) {
-    stored.adminPassword = randomBytes(12).toString('base64url');
+    stored.adminPassword = generatePassword(config.passwordMinLength);
     generatedAdminPassword = stored.adminPassword;
     changed = true;
   }

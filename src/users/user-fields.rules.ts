@@ -22,7 +22,6 @@ export interface UserUpdate {
 }
 
 export const USERNAME = /^[A-Za-z0-9_.@-]{1,64}$/;
-const MAX_PASSWORD = 256;
 
 function asObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -82,11 +81,9 @@ export function parseNewUser(body: unknown, fields: UserField[]): NewUser {
       'Field "username" must be 1-64 letters, digits, "_", ".", "@" or "-"',
     );
   }
+  // Its length is the password policy's (core/users/password-policy.ts), which the service applies.
   if (typeof password !== 'string' || password === '') {
     throw new InvalidUserError('Field "password" is required');
-  }
-  if (password.length > MAX_PASSWORD) {
-    throw new InvalidUserError(`Field "password" must be at most ${MAX_PASSWORD} characters`);
   }
   const values = checkProjectFields(input, fields);
   for (const field of fields) {

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentCaller, Public } from '@/common/access.decorators';
 import type { Caller } from '@/core/caller';
 import {
@@ -92,5 +92,23 @@ export class UsersController {
     @Param('username') username: string,
   ): Promise<void> {
     await this.users.delete(caller, username);
+  }
+
+  /**
+   * Lifts the lock that failed logins put on a username (`LOGIN_MAX_FAILURES` within
+   * `LOGIN_WINDOW_SECONDS`, then 429), on every server process (administrators). The failures are
+   * forgotten; a lock on a client address is not lifted. 204 whether or not the user was locked.
+   */
+  @ApiToken()
+  @AdminOnly()
+  @Delete('users/:username/lockout')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'The user may log in again' })
+  @ApiErrors(...BODY_ERRORS, 403)
+  async unlock(
+    @CurrentCaller() caller: Caller,
+    @Param('username') username: string,
+  ): Promise<void> {
+    await this.users.unlock(caller, username);
   }
 }

@@ -1,4 +1,6 @@
+import type { OpenAPIObject, SchemaObject } from '@nestjs/swagger';
 import type { UserField, UserFieldType } from '@/core/project/user-fields';
+import { MAX_PASSWORD_LENGTH } from '@/core/users/password-policy';
 
 type Schema = Record<string, unknown>;
 
@@ -52,6 +54,27 @@ export function userSchemas(fields: UserField[]): Record<string, Schema> {
       },
     },
   };
+}
+
+/**
+ * The password policy where the document shows a new password: adding a user (`NewUser`) and
+ * change-password (`ChangePasswordDto`, whose decorators cannot know PASSWORD_MIN_LENGTH).
+ */
+export function documentPasswordPolicy(document: OpenAPIObject, minLength: number): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
+  const policy = {
+    minLength,
+    maxLength: MAX_PASSWORD_LENGTH,
+    description: `${minLength} to ${MAX_PASSWORD_LENGTH} characters (PASSWORD_MIN_LENGTH); otherwise 400 \`invalid_password\``,
+  };
+  for (const [schema, field] of [
+    ['NewUser', 'password'],
+    ['ChangePasswordDto', 'new_password'],
+  ]) {
+    const property = schemas[schema]?.properties?.[field] as SchemaObject | undefined;
+    if (!property) throw new Error(`The document has no ${schema}.${field} to describe`);
+    Object.assign(property, policy);
+  }
 }
 
 /** OpenAPI schemas of the users as the API answers them, and of the user-field descriptors. */

@@ -4,6 +4,10 @@ import { Caller } from '@/core/caller';
 import { DomainError, ForbiddenError } from '@/core/errors';
 import { JsonLogger } from '@/common/json-logger';
 import { SECRETS, Secrets } from '@/config/secrets';
+import { APP_CONFIG, AppConfig } from '@/config/config';
+import { checkNewPassword } from '@/core/users/password-policy';
+import { userKey } from '@/core/users/login-lockout';
+import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
 import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { hashPassword, verifyPassword } from '@/users/passwords';
@@ -31,6 +35,8 @@ export class UsersService implements OnApplicationBootstrap {
     @Inject(SECRETS) private readonly secrets: Secrets,
     private readonly logger: JsonLogger,
     private readonly audit: AuditService,
+    private readonly loginFailures: LoginFailuresRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The `admin` user exists from start-up, with ADMIN_PASSWORD, and is always an administrator. */
@@ -80,6 +86,7 @@ export class UsersService implements OnApplicationBootstrap {
   async create(caller: Caller, body: unknown): Promise<void> {
     requireAdmin(caller);
     const input = parseNewUser(body, this.project.userFields);
+    checkNewPassword(input.password, this.config.passwordMinLength, 'Field "password"');
     const passwordHash = await hashPassword(input.password);
     await this.audit.act(
       caller.username,
@@ -137,7 +144,26 @@ export class UsersService implements OnApplicationBootstrap {
     this.logger.emit('info', 'user deleted', { actor: caller.username, username });
   }
 
+  /**
+   * Lifts the lock that failed logins put on a username (LOGIN_MAX_FAILURES), on every process at once:
+   * the failures are in Postgres. A lock on a client address is not the user's and stays until it ends.
+   */
+  async unlock(caller: Caller, username: string): Promise<void> {
+    requireAdmin(caller);
+    if (!(await this.findByUsername(username))) throw new UserNotFoundError(username);
+    await this.audit.act(
+      caller.username,
+      'user.unlock',
+      username,
+      () => this.loginFailures.forget(userKey(username)),
+      (hadFailures) => ({ target: username, details: { had_failures: hadFailures } }),
+    );
+    this.logger.emit('info', 'user unlocked', { actor: caller.username, username });
+  }
+
+  /** The policy first: a refused new password costs no hashing of the old one. */
   async changePassword(user: User, oldPassword: string, newPassword: string): Promise<void> {
+    checkNewPassword(newPassword, this.config.passwordMinLength, 'The new password');
     if (!(await verifyPassword(user.passwordHash, oldPassword))) {
       throw new DomainError('invalid_password', 'The old password is not correct');
     }

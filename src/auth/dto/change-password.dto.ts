@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString } from 'class-validator';
 
 export class ChangePasswordDto {
   /** The current password. */
@@ -8,10 +8,12 @@ export class ChangePasswordDto {
   @IsNotEmpty()
   old_password!: string;
 
-  /** The new password (1 to 256 characters). */
+  /**
+   * The new password. Its length is the password policy's, checked by the service with one code for every
+   * password problem (400 `invalid_password`); the document states the configured bounds (app.ts).
+   */
   @ApiProperty({ minLength: 1 })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(256)
   new_password!: string;
 }

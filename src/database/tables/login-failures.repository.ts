@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
+import { tableOf } from '@/database/tables/transactions';
 import { LoginFailure } from '@/database/tables/login-failures.entity';
 
 /** Failures of one key within the window. */
@@ -12,11 +13,12 @@ export interface RecentFailures {
 /** The `login_failures` table: failed logins by key (`user:<name>`, `addr:<address>`), across processes. */
 @Injectable()
 export class LoginFailuresRepository {
-  private readonly failures: Repository<LoginFailure>;
-
-  constructor(dataSource: DataSource) {
-    this.failures = dataSource.getRepository(LoginFailure);
+  /** Inside a transaction when one is open (Transactions): lifting a lock commits with its audit row. */
+  private get failures(): Repository<LoginFailure> {
+    return tableOf(this.dataSource, LoginFailure);
   }
+
+  constructor(private readonly dataSource: DataSource) {}
 
   /** Per key, the failures of the last `windowSeconds` (keys without any are left out). */
   async countRecent(keys: string[], windowSeconds: number): Promise<RecentFailures[]> {
@@ -39,6 +41,12 @@ export class LoginFailuresRepository {
   /** One failure for each key, now. */
   async add(keys: string[]): Promise<void> {
     await this.failures.insert(keys.map((key) => ({ key })));
+  }
+
+  /** Forgets every failure of the key (an administrator lifts a lock); true when there were some. */
+  async forget(key: string): Promise<boolean> {
+    const result = await this.failures.delete({ key });
+    return (result.affected ?? 0) > 0;
   }
 
   /** Forgets the key's failures, and everyone's that are older than the window. */
