@@ -1,6 +1,29 @@
 import { parseArgs as parseNodeArgs, ParseArgsConfig } from 'node:util';
 
-export type Command = 'validate' | 'build' | 'compile' | 'run' | 'dev' | 'reset-password' | 'help';
+export type Command =
+  | 'validate'
+  | 'build'
+  | 'compile'
+  | 'run'
+  | 'dev'
+  | 'reset-password'
+  | 'users add'
+  | 'users list'
+  | 'users unlock'
+  | 'help';
+
+/** The `users` subcommands, which open the service's database (src/cli/users-command.ts). */
+export const USERS_COMMANDS = [
+  'reset-password',
+  'users add',
+  'users list',
+  'users unlock',
+] as const;
+export type UsersCommand = (typeof USERS_COMMANDS)[number];
+
+export function isUsersCommand(command: Command): command is UsersCommand {
+  return (USERS_COMMANDS as readonly Command[]).includes(command);
+}
 
 export type RowFormat = 'table' | 'csv' | 'json';
 
@@ -10,25 +33,30 @@ export interface CliArgs {
   helpFor?: Exclude<Command, 'help'>;
   /** `compile`'s and `run`'s dataset. */
   dataset?: string;
-  /** `users reset-password`'s user. */
+  /** The user of `users reset-password`, `users add` and `users unlock`. */
   username?: string;
   /** `--project DIR`, instead of PROJECT_DIR. */
   project?: string;
   params: Record<string, string>;
-  /** `--user NAME`, `--admin`, `--user-field name=value`: the caller `compile` and `run` run for. */
+  /**
+   * `--user NAME`, `--admin`, `--user-field name=value`: the caller `compile` and `run` run for; `--admin`
+   * and `--user-field` are also the new user's of `users add`.
+   */
   user: string | null;
   admin: boolean;
   userFields: Record<string, string>;
-  /** `run`: how rows are printed, and how many at most. */
+  /** `run` and `users list`: how rows are printed; `run`: how many at most. */
   format: RowFormat;
   limit: number;
-  /** `users reset-password --password-stdin`: the new password is read from standard input. */
+  /** `users reset-password|add --password-stdin`: the new password is read from standard input. */
   passwordStdin: boolean;
 }
 
 export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
 
 const PROJECT_OPTION = `  --project DIR              the project folder (default: PROJECT_DIR, or examples/expenses)`;
+const PASSWORD_OPTION = `  --password-stdin           read the new password from standard input (at least PASSWORD_MIN_LENGTH
+                             characters, 8 by default)`;
 const CALLER_OPTIONS = `  --param name=value         a selection (ids of a multi_select separated by commas, a range as
                              low..high); repeat for each parameter; the others take their defaults
   --user NAME, --admin       the user it runs for (default: anonymous)
@@ -43,6 +71,9 @@ Commands:
   compile <dataset>            print the SQL each model of the dataset runs, and the bound values
   run <dataset>                run the dataset with selections and print its rows
   dev                          serve the project and rebuild it whenever its files change
+  users add <name>             add a user to the service's database
+  users list                   list the users, with their fields and whether failed logins locked them
+  users unlock <name>          lift the lock that failed logins put on a user
   users reset-password <name>  set a user's password in the service's database
   help [command]               this text, or a command's
 
@@ -93,9 +124,35 @@ ${PROJECT_OPTION}`,
 
 Sets the password of user <name> in the service's database (DATABASE_URL, or the embedded database under
 DATA_DIR, which must not be in use by a running server). Without --password-stdin a password is generated
-and printed once. The user's existing tokens stay valid until they expire or are revoked.
+and printed once. The user's existing tokens stay valid until they expire or are revoked. Recorded in the
+audit log with actor "cli".
 
-  --password-stdin           read the new password (8 characters or more) from standard input`,
+${PASSWORD_OPTION}`,
+  'users add': `Usage: npm run drey -- users add <name> [--admin] [--user-field name=value]... [--password-stdin]
+
+Adds user <name> to the service's database (DATABASE_URL, or the embedded database under DATA_DIR), as
+POST P/users does: the project's user fields take their defaults unless given, and are checked against
+the project's user_fields. Without --password-stdin a password is generated and printed once. Recorded in
+the audit log with actor "cli".
+
+  --admin                    the user is an administrator
+  --user-field name=value    one of the project's user fields; repeat for each
+${PROJECT_OPTION}
+${PASSWORD_OPTION}`,
+  'users list': `Usage: npm run drey -- users list [--format table|csv|json]
+
+Lists the users of the service's database: name, whether an administrator, whether failed logins locked
+them (LOGIN_MAX_FAILURES within LOGIN_WINDOW_SECONDS) and for how many seconds more, then the project's
+user fields (with their defaults where none is stored).
+
+  --format table|csv|json    how rows are printed (default: table)
+${PROJECT_OPTION}`,
+  'users unlock': `Usage: npm run drey -- users unlock <name>
+
+Lifts the lock that failed logins put on user <name> (LOGIN_MAX_FAILURES within LOGIN_WINDOW_SECONDS):
+their failed logins are forgotten, for every server process on the database at once. A lock on a client
+address (LOGIN_MAX_FAILURES_PER_ADDRESS) is not lifted. Recorded in the audit log with actor "cli". The
+same as DELETE P/users/{name}/lockout.`,
 };
 
 export class UsageError extends Error {}
@@ -126,6 +183,9 @@ const TAKES: Record<Exclude<Command, 'help'>, (keyof typeof OPTIONS)[]> = {
   run: ['project', 'param', 'user', 'admin', 'user-field', 'format', 'limit'],
   dev: ['project'],
   'reset-password': ['password-stdin'],
+  'users add': ['admin', 'user-field', 'password-stdin', 'project'],
+  'users list': ['format', 'project'],
+  'users unlock': [],
 };
 
 /** The help text of a command, or the tool's. */
@@ -138,6 +198,9 @@ function commandOf(words: string[]): { command: Command; rest: string[] } {
   if (first === undefined) throw new UsageError('no command given');
   if (first === 'users') {
     if (second === 'reset-password') return { command: 'reset-password', rest };
+    if (second === 'add' || second === 'list' || second === 'unlock') {
+      return { command: `users ${second}`, rest };
+    }
     throw new UsageError(
       second === undefined ? 'users needs a subcommand' : `unknown users command "${second}"`,
     );
@@ -202,14 +265,16 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   }
   args.passwordStdin = values['password-stdin'] ?? false;
 
-  const wanted = command === 'compile' || command === 'run' || command === 'reset-password' ? 1 : 0;
+  const named = ['reset-password', 'users add', 'users unlock'];
+  const wanted = command === 'compile' || command === 'run' || named.includes(command) ? 1 : 0;
   if (rest.length > wanted) throw new UsageError(`unexpected "${rest[wanted]}"`);
   if (command === 'compile' || command === 'run') {
     if (rest.length === 0) throw new UsageError(`${command} needs a dataset name`);
     args.dataset = rest[0];
   }
-  if (command === 'reset-password') {
-    if (rest.length === 0) throw new UsageError('users reset-password needs a user name');
+  if (named.includes(command)) {
+    const words = command === 'reset-password' ? 'users reset-password' : command;
+    if (rest.length === 0) throw new UsageError(`${words} needs a user name`);
     args.username = rest[0];
   }
   return args;

@@ -1,5 +1,13 @@
 import { resolve } from 'node:path';
-import { CliArgs, EXIT, helpText, parseArgs, USAGE, UsageError } from '@/cli/cli-args';
+import {
+  CliArgs,
+  EXIT,
+  helpText,
+  isUsersCommand,
+  parseArgs,
+  USAGE,
+  UsageError,
+} from '@/cli/cli-args';
 import { build, compile, EngineSetup, Output, run, validate } from '@/cli/cli-commands';
 import { loadConfig } from '@/config/config';
 import { loadEnvFile } from '@/config/env-file';
@@ -8,14 +16,14 @@ import { loadProject } from '@/core/project/project-loader';
 
 export interface CliOutput extends Output {
   err(line: string): void;
-  /** Standard input, for `users reset-password --password-stdin`. */
+  /** Standard input, for `users reset-password|add --password-stdin`. */
   readInput?(): Promise<string>;
 }
 
 /**
  * The command line for project authors and operators: `npm run drey -- <command>` (`--help` lists them).
- * It uses the loader and the engine directly, without Nest, Redis or a server; only `users reset-password`
- * opens the service's database. Returns the exit code ({@link EXIT}).
+ * It uses the loader and the engine directly, without Nest, Redis or a server; only the `users` commands
+ * open the service's database. Returns the exit code ({@link EXIT}).
  */
 export async function main(argv: readonly string[], given: Env, output: CliOutput) {
   try {
@@ -28,11 +36,11 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
     const env = { ...given };
     loadEnvFile(env);
     const config = loadConfig(env);
-    if (args.command === 'reset-password') {
+    if (isUsersCommand(args.command)) {
       // Loaded only here: it brings the database layer (TypeORM, argon2), which the other commands need not.
       // A relative path: the build rewrites `@/` paths only in static imports.
-      const { resetPassword } = await import('./users-command');
-      await resetPassword(config, args, output);
+      const { usersCommand } = await import('./users-command');
+      await usersCommand(args.command, config, args, output);
       return EXIT.ok;
     }
     if (args.command === 'dev') {
@@ -78,14 +86,27 @@ async function projectCommand(
     case 'help':
     case 'dev':
     case 'reset-password':
+    case 'users add':
+    case 'users list':
+    case 'users unlock':
       throw new Error(`${args.command} does not work on the project`);
   }
 }
 
-/** Standard input, whole. */
+/** More than a password could be (256 characters of up to 4 bytes, a line break): not read further. */
+const MAX_STDIN_BYTES = 4096;
+
+/** Standard input, whole (it holds a password: bounded). */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let bytes = 0;
+  for await (const chunk of process.stdin) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > MAX_STDIN_BYTES) {
+      throw new Error(`standard input holds more than ${MAX_STDIN_BYTES} bytes: not a password`);
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 

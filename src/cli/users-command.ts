@@ -1,60 +1,292 @@
-import { randomBytes } from 'node:crypto';
-import type { CliArgs } from '@/cli/cli-args';
+import { resolve } from 'node:path';
+import type { DataSource } from 'typeorm';
+import { AuditService } from '@/audit/audit.service';
+import type { CliArgs, UsersCommand } from '@/cli/cli-args';
 import type { CliOutput } from '@/cli/drey';
+import { formatRows } from '@/cli/row-formats';
+import { JsonLogger } from '@/common/json-logger';
 import type { AppConfig } from '@/config/config';
+import { DomainError } from '@/core/errors';
+import { loadProject } from '@/core/project/project-loader';
+import type { UserField, UserFieldValue } from '@/core/project/user-fields';
+import { lockoutOf, userKey } from '@/core/users/login-lockout';
+import { checkNewPassword, generatePassword } from '@/core/users/password-policy';
 import { Database } from '@/database/database';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
+import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
+import { Transactions } from '@/database/tables/transactions';
 import { UsersRepository } from '@/database/tables/users.repository';
+import type { JsonValue, ResultColumn } from '@/engine/query/query-result';
 import { hashPassword } from '@/users/passwords';
+import { InvalidUserError, parseNewUser, withFieldDefaults } from '@/users/user-fields.rules';
 
-const MIN_LENGTH = 8;
+/** Who the audit log names for what these commands do: whoever runs the CLI has the database's rights. */
+const ACTOR = 'cli';
 
-/**
- * `users reset-password <name>`: sets the password in the service's database (migrated first, as a start
- * would), records it in the audit log (actor `cli`), and prints a generated password once.
- */
-export async function resetPassword(
+/** The `users` commands; each opens the service's database through {@link withServiceDatabase}. */
+export async function usersCommand(
+  command: UsersCommand,
   config: AppConfig,
   args: CliArgs,
   output: CliOutput,
 ): Promise<void> {
-  const username = args.username ?? '';
-  let password: string;
-  if (args.passwordStdin) {
-    if (!output.readInput) throw new Error('--password-stdin: there is no standard input to read');
-    password = (await output.readInput()).replace(/\r?\n$/, '');
-    if (password.length < MIN_LENGTH) {
-      throw new Error(`the password must be at least ${MIN_LENGTH} characters long`);
-    }
-  } else {
-    password = randomBytes(12).toString('base64url');
+  switch (command) {
+    case 'reset-password':
+      return resetPassword(config, args, output);
+    case 'users add':
+      return addUser(config, args, output);
+    case 'users list':
+      return listUsers(config, args, output);
+    case 'users unlock':
+      return unlockUser(config, args, output);
   }
+}
+
+/**
+ * The service's database, migrated first as a start would, for the time of `work`. The one place these
+ * commands open it: how the CLI reaches a database a server may hold open is decided here alone.
+ */
+async function withServiceDatabase<T>(
+  config: AppConfig,
+  work: (dataSource: DataSource) => Promise<T>,
+): Promise<T> {
   const database = await Database.open({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     migrate: true,
   });
   try {
-    const users = new UsersRepository(database.dataSource);
-    const user = await users.findByUsername(username);
-    if (!user) throw new Error(`there is no user "${username}"`);
-    await users.setPasswordHash(user.id, await hashPassword(password));
-    await new AuditEventsRepository(database.dataSource).append({
-      action: 'user.password_reset',
-      actor: 'cli',
-      target: username,
-      outcome: 'success',
-      clientAddress: null,
-      requestId: null,
-      details: { via: 'drey users reset-password' },
-    });
+    return await work(database.dataSource);
   } finally {
     await database.close();
   }
-  if (args.passwordStdin) {
-    output.out(`The password of "${username}" is set.`);
-  } else {
-    output.out(`The password of "${username}" is now (shown once):`);
-    output.out(`    ${password}`);
+}
+
+/** The tables these commands use, and the audit log the API writes (each write and its row in one transaction). */
+function tablesOf(dataSource: DataSource, output: CliOutput) {
+  return {
+    users: new UsersRepository(dataSource),
+    failures: new LoginFailuresRepository(dataSource),
+    audit: new AuditService(
+      new AuditEventsRepository(dataSource),
+      new Transactions(dataSource),
+      new JsonLogger('error', (line) => output.err(line.trimEnd())),
+    ),
+  };
+}
+
+/**
+ * The new password: read from standard input (one trailing line break dropped), or generated; either way
+ * the policy's (PASSWORD_MIN_LENGTH), as the API's.
+ */
+async function newPassword(
+  config: AppConfig,
+  args: CliArgs,
+  output: CliOutput,
+): Promise<{ password: string; generated: boolean }> {
+  if (!args.passwordStdin) {
+    return { password: generatePassword(config.passwordMinLength), generated: true };
   }
+  if (!output.readInput) throw new Error('--password-stdin: there is no standard input to read');
+  const password = (await output.readInput()).replace(/\r?\n$/, '');
+  checkNewPassword(password, config.passwordMinLength);
+  return { password, generated: false };
+}
+
+function printPassword(output: CliOutput, username: string, password: string): void {
+  output.out(`The password of "${username}" is now (shown once):`);
+  output.out(`    ${password}`);
+}
+
+function noSuchUser(username: string): DomainError {
+  return new DomainError('user_not_found', `there is no user "${username}"`);
+}
+
+/**
+ * `users reset-password <name>`: sets the password (audited, actor `cli`), and prints a generated password
+ * once.
+ */
+async function resetPassword(config: AppConfig, args: CliArgs, output: CliOutput): Promise<void> {
+  const username = args.username ?? '';
+  const { password, generated } = await newPassword(config, args, output);
+  // Hashed before the transaction: argon2 takes its time, a transaction should not.
+  const passwordHash = await hashPassword(password);
+  await withServiceDatabase(config, async (dataSource) => {
+    const { users, audit } = tablesOf(dataSource, output);
+    await audit.act(
+      ACTOR,
+      'user.password_reset',
+      username,
+      async () => {
+        const user = await users.findByUsername(username);
+        if (!user) throw noSuchUser(username);
+        await users.setPasswordHash(user.id, passwordHash);
+      },
+      () => ({ target: username, details: { via: 'drey users reset-password' } }),
+    );
+  });
+  if (generated) printPassword(output, username, password);
+  else output.out(`The password of "${username}" is set.`);
+}
+
+/**
+ * A `--user-field name=value` text as the field's type, strictly: a text that is not of the type is kept
+ * as text, so that the users rules refuse it with the API's message rather than read it as something else.
+ */
+function fieldValue(field: UserField, text: string): UserFieldValue {
+  switch (field.type) {
+    case 'integer':
+    case 'number':
+      return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text) ? Number(text) : text;
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : text;
+    case 'string':
+      return text;
+  }
+}
+
+function givenFields(fields: UserField[], given: Record<string, string>) {
+  const values: Record<string, UserFieldValue> = {};
+  for (const [name, text] of Object.entries(given)) {
+    const field = fields.find((candidate) => candidate.name === name);
+    // The API ignores keys that are not fields (clients send form state); on a command line it is a typo.
+    if (!field) {
+      const known = fields.map((candidate) => candidate.name).join(', ') || 'none';
+      throw new InvalidUserError(`"${name}" is not a user field of the project (it has: ${known})`);
+    }
+    values[name] = fieldValue(field, text);
+  }
+  return values;
+}
+
+/** The project's user fields, as the server that serves the same PROJECT_DIR (or --project) knows them. */
+function projectUserFields(config: AppConfig, args: CliArgs): UserField[] {
+  return loadProject(args.project ? resolve(args.project) : config.projectDir).userFields;
+}
+
+/**
+ * `users add <name>`: adds a user as `POST P/users` does (the same rules for the name, the fields and the
+ * password), audited with actor `cli`; prints a generated password once.
+ */
+async function addUser(config: AppConfig, args: CliArgs, output: CliOutput): Promise<void> {
+  const fields = projectUserFields(config, args);
+  const { password, generated } = await newPassword(config, args, output);
+  const input = parseNewUser(
+    {
+      ...givenFields(fields, args.userFields),
+      username: args.username,
+      password,
+      is_admin: args.admin,
+    },
+    fields,
+  );
+  const passwordHash = await hashPassword(input.password);
+  await withServiceDatabase(config, async (dataSource) => {
+    const { users, audit } = tablesOf(dataSource, output);
+    await audit.act(
+      ACTOR,
+      'user.create',
+      input.username,
+      async () => {
+        const created = await users.insertIfNameFree({
+          username: input.username,
+          isAdmin: input.isAdmin,
+          passwordHash,
+          fields: input.fields,
+        });
+        if (!created) throw new InvalidUserError(`User "${input.username}" already exists`);
+      },
+      () => ({
+        target: input.username,
+        details: { is_admin: input.isAdmin, fields: input.fields, via: 'drey users add' },
+      }),
+    );
+  });
+  output.out(`Added user "${input.username}"${input.isAdmin ? ', an administrator' : ''}.`);
+  if (generated) printPassword(output, input.username, password);
+}
+
+function column(name: string, type: ResultColumn['type']): ResultColumn {
+  return { name, type, databaseType: type };
+}
+
+/**
+ * `users list`: every user, oldest first, with whether failed logins lock them now and for how long, then
+ * the project's user fields as `GET P/users` shows them. Audited (actor `cli`): it reads what the API shows
+ * to signed-in users only.
+ */
+async function listUsers(config: AppConfig, args: CliArgs, output: CliOutput): Promise<void> {
+  const fields = projectUserFields(config, args);
+  const rows = await withServiceDatabase(config, async (dataSource) => {
+    const { users, failures, audit } = tablesOf(dataSource, output);
+    const all = await users.listByCreation();
+    const recent = await failures.countRecent(
+      all.map((user) => userKey(user.username)),
+      config.loginWindowSeconds,
+    );
+    const limits = {
+      maxFailures: config.loginMaxFailures,
+      maxFailuresPerAddress: config.loginMaxFailuresPerAddress,
+      windowSeconds: config.loginWindowSeconds,
+    };
+    const now = Date.now();
+    await audit.record({
+      action: 'user.list',
+      actor: ACTOR,
+      details: { users: all.length, via: 'drey users list' },
+    });
+    return all.map((user): JsonValue[] => {
+      const key = userKey(user.username);
+      const lockout = lockoutOf(
+        recent.filter((row) => row.key === key),
+        limits,
+        now,
+      );
+      const values = withFieldDefaults(user.fields, fields);
+      return [
+        user.username,
+        user.isAdmin,
+        lockout !== undefined,
+        lockout?.retryAfterSeconds ?? null,
+        ...fields.map((field) => values[field.name]),
+      ];
+    });
+  });
+  const columns = [
+    column('username', 'string'),
+    column('is_admin', 'boolean'),
+    column('locked', 'boolean'),
+    column('locked_for_seconds', 'integer'),
+    ...fields.map((field) => column(field.name, field.type)),
+  ];
+  for (const line of formatRows({ columns, rows }, args.format)) output.out(line);
+}
+
+/**
+ * `users unlock <name>`: forgets the user's failed logins, which lifts their lock on every server process
+ * (the same as `DELETE P/users/{name}/lockout`), audited with actor `cli`.
+ */
+async function unlockUser(config: AppConfig, args: CliArgs, output: CliOutput): Promise<void> {
+  const username = args.username ?? '';
+  const forgotten = await withServiceDatabase(config, async (dataSource) => {
+    const { users, failures, audit } = tablesOf(dataSource, output);
+    return audit.act(
+      ACTOR,
+      'user.unlock',
+      username,
+      async () => {
+        if (!(await users.findByUsername(username))) throw noSuchUser(username);
+        return failures.forget(userKey(username));
+      },
+      (count) => ({
+        target: username,
+        details: { failures_forgotten: count, via: 'drey users unlock' },
+      }),
+    );
+  });
+  output.out(
+    forgotten === 0
+      ? `"${username}" had no failed logins: nothing to lift.`
+      : `"${username}" may log in again (${forgotten} failed login${forgotten === 1 ? '' : 's'} forgotten).`,
+  );
 }

@@ -156,7 +156,7 @@ export class UsersService implements OnApplicationBootstrap {
       'user.unlock',
       username,
       () => this.loginFailures.forget(userKey(username)),
-      (hadFailures) => ({ target: username, details: { had_failures: hadFailures } }),
+      (forgotten) => ({ target: username, details: { failures_forgotten: forgotten } }),
     );
     this.logger.emit('info', 'user unlocked', { actor: caller.username, username });
   }

@@ -43,10 +43,10 @@ export class LoginFailuresRepository {
     await this.failures.insert(keys.map((key) => ({ key })));
   }
 
-  /** Forgets every failure of the key (an administrator lifts a lock); true when there were some. */
-  async forget(key: string): Promise<boolean> {
+  /** Forgets every failure of the key (an administrator lifts a lock); how many there were. */
+  async forget(key: string): Promise<number> {
     const result = await this.failures.delete({ key });
-    return (result.affected ?? 0) > 0;
+    return result.affected ?? 0;
   }
 
   /** Forgets the key's failures, and everyone's that are older than the window. */
