@@ -181,8 +181,24 @@ describe('authentication and tokens', () => {
       });
       expect(blocked.status).toBe(429);
       expect(blocked.body.error).toBe('rate_limited');
-      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(Number(blocked.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+      const wait = Number(blocked.headers.get('retry-after'));
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(60);
+      // The body says when too, for clients that show it: the same seconds, in a field and in words.
+      expect(blocked.body).toEqual({
+        statusCode: 429,
+        error: 'rate_limited',
+        message: `Too many failed logins for this username: try again in ${wait} seconds, or ask an administrator to lift the lock`,
+        retry_after: wait,
+      });
+      const legacy = await api.request('POST', `${L}/token`, {
+        form: { username: 'limited', password: 'limited-password' },
+      });
+      expect(legacy.status).toBe(429);
+      expect(legacy.body).toEqual({
+        detail: expect.stringMatching(/^Too many failed logins for this username: try again in/),
+        retry_after: Number(legacy.headers.get('retry-after')),
+      });
       // Another user is not blocked by them (the client address limit is separate and not reached here).
       expect(
         (
@@ -191,6 +207,53 @@ describe('authentication and tokens', () => {
           })
         ).status,
       ).toBe(200);
+    });
+
+    it('lets an administrator lift a lockout, on every process, audited; nobody else may', async () => {
+      const admin = await api.adminToken();
+      const bystander = await api.userToken(admin, 'bystander');
+      await api.userToken(admin, 'locked_out');
+      for (let i = 0; i < 3; i += 1) {
+        await api.request('POST', `${P}/login`, {
+          form: { username: 'locked_out', password: 'wrong' },
+        });
+      }
+      const login = (target: Api) =>
+        target.request('POST', `${P}/login`, {
+          form: { username: 'locked_out', password: 'locked_out-password' },
+        });
+      expect((await login(api2)).status).toBe(429);
+
+      const lockout = `${P}/users/locked_out/lockout`;
+      const refused = await api.request('DELETE', lockout, { token: bystander });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toBe('forbidden');
+      expect((await api.request('DELETE', lockout)).status).toBe(401);
+      expect((await login(api)).status).toBe(429);
+      const ghost = await api.request('DELETE', `${P}/users/ghost/lockout`, { token: admin });
+      expect(ghost.status).toBe(400);
+      expect(ghost.body.error).toBe('user_not_found');
+
+      // Lifted through one process, for the other too: the failures are in Postgres.
+      const lifted = await api.request('DELETE', lockout, { token: admin });
+      expect(lifted.status).toBe(204);
+      expect(lifted.text).toBe('');
+      expect((await login(api2)).status).toBe(200);
+      // Lifting again is not an error: there is nothing to lift.
+      expect((await api2.request('DELETE', lockout, { token: admin })).status).toBe(204);
+
+      const audit = await api.get(`${P}/audit?action=user.unlock&limit=10`, admin);
+      expect(audit.body.events).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            actor: 'admin',
+            target: 'locked_out',
+            outcome: 'success',
+            details: { failures_forgotten: 3 },
+          }),
+          expect.objectContaining({ actor: 'admin', target: 'ghost', outcome: 'failure' }),
+        ]),
+      );
     });
 
     it('limits failed logins per client address too', async () => {
@@ -382,6 +445,19 @@ describe('authentication and tokens', () => {
       });
       expect(bad.status).toBe(400);
       expect(bad.body.error).toBe('invalid_request');
+      // The password policy (PASSWORD_MIN_LENGTH, 8 here), with the code of every password problem.
+      for (const weak of ['1', 'seven-7']) {
+        const short = await api.request('PUT', `${P}/change-password`, {
+          token,
+          json: { old_password: 'first-password', new_password: weak },
+        });
+        expect(short.status).toBe(400);
+        expect(short.body).toMatchObject({
+          error: 'invalid_password',
+          message: 'The new password must be at least 8 characters long (PASSWORD_MIN_LENGTH)',
+        });
+      }
+      await expect(api.login('pat', 'seven-7')).rejects.toThrow('401');
       const ok = await api.request('PUT', `${P}/change-password`, {
         token,
         json: { old_password: 'first-password', new_password: 'second-password' },

@@ -64,14 +64,14 @@ describe('single sign-on: OIDC bearer tokens', () => {
     });
     const created = await api.request('POST', `${P}/users`, {
       token: admin,
-      json: { username: 'made_by_sso', password: 'pw' },
+      json: { username: 'made_by_sso', password: 'made-by-sso-pw' },
     });
     expect(created.status).toBe(200);
     const demoted = idp.token(claims({ preferred_username: 'sso_carol', groups: [] }));
     expect((await api.get(`${P}/me`, demoted)).body.is_admin).toBe(false);
     const refused = await api.request('POST', `${P}/users`, {
       token: demoted,
-      json: { username: 'nope', password: 'pw' },
+      json: { username: 'nope', password: 'nope-password' },
     });
     expect(refused.status).toBe(403);
   });

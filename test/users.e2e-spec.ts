@@ -59,12 +59,12 @@ describe('user management', () => {
   });
 
   it.each([
-    [{ username: 'emma', password: 'again' }, 'already exists'],
+    [{ username: 'emma', password: 'again-and-again' }, 'already exists'],
     [{ username: 'nopass' }, 'password'],
-    [{ password: 'x' }, 'username'],
-    [{ username: 'x1', password: 'x', role: 'boss' }, 'role'],
-    [{ username: 'x2', password: 'x', role: 7 }, 'role'],
-    [{ username: 'x4', password: 'x', is_admin: 'yes' }, 'is_admin'],
+    [{ password: 'long-enough' }, 'username'],
+    [{ username: 'x1', password: 'long-enough', role: 'boss' }, 'role'],
+    [{ username: 'x2', password: 'long-enough', role: 7 }, 'role'],
+    [{ username: 'x4', password: 'long-enough', is_admin: 'yes' }, 'is_admin'],
   ])('refuses to add %j with 400 invalid_user', async (json, mention) => {
     const reply = await api.request('POST', `${P}/users`, { token: admin, json });
     expect(reply.status).toBe(400);
@@ -72,10 +72,47 @@ describe('user management', () => {
     expect(reply.body.message).toContain(mention);
   });
 
+  it.each([
+    ['"1"', '1', 'at least 8 characters long (PASSWORD_MIN_LENGTH)'],
+    ['"short"', 'short', 'at least 8 characters long (PASSWORD_MIN_LENGTH)'],
+    ['"seven-7"', 'seven-7', 'at least 8 characters long (PASSWORD_MIN_LENGTH)'],
+    ['of 257 characters', 'x'.repeat(257), 'at most 256 characters long'],
+  ])('refuses a new user with a password %s: 400 invalid_password', async (_, password, why) => {
+    const reply = await api.request('POST', `${P}/users`, {
+      token: admin,
+      json: { username: 'weak', password },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      statusCode: 400,
+      error: 'invalid_password',
+      message: `Field "password" must be ${why}`,
+    });
+    expect((await api.get(`${P}/users`, admin)).body).not.toContainEqual(
+      expect.objectContaining({ username: 'weak' }),
+    );
+  });
+
+  it('documents the password policy where a new password is sent', async () => {
+    const { body } = await api.get('/docs-json');
+    for (const property of [
+      body.components.schemas.NewUser.properties.password,
+      body.components.schemas.ChangePasswordDto.properties.new_password,
+    ]) {
+      expect(property).toMatchObject({ minLength: 8, maxLength: 256 });
+      expect(property.description).toContain('invalid_password');
+    }
+    const path = `${P}/users/{username}/lockout`.replace('expenses', '{project}');
+    const lockout = body.paths[path.replace('v1', '{version}')];
+    expect(Object.keys(lockout.delete.responses)).toEqual(
+      expect.arrayContaining(['204', '400', '401', '403']),
+    );
+  });
+
   it('lets only administrators manage users (403 forbidden)', async () => {
     const emma = await api.login('emma', 'emma-pass');
     for (const [method, path, json] of [
-      ['POST', `${P}/users`, { username: 'z', password: 'z' }],
+      ['POST', `${P}/users`, { username: 'z', password: 'z-password' }],
       ['PUT', `${P}/users/emma`, { role: 'manager' }],
       ['DELETE', `${P}/users/max`, undefined],
     ] as const) {
@@ -84,7 +121,11 @@ describe('user management', () => {
       expect(reply.body.error).toBe('forbidden');
     }
     expect(
-      (await api.request('POST', `${P}/users`, { json: { username: 'z', password: 'z' } })).status,
+      (
+        await api.request('POST', `${P}/users`, {
+          json: { username: 'z', password: 'z-password' },
+        })
+      ).status,
     ).toBe(401);
   });
 

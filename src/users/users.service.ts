@@ -150,12 +150,14 @@ export class UsersService implements OnApplicationBootstrap {
    */
   async unlock(caller: Caller, username: string): Promise<void> {
     requireAdmin(caller);
-    if (!(await this.findByUsername(username))) throw new UserNotFoundError(username);
     await this.audit.act(
       caller.username,
       'user.unlock',
       username,
-      () => this.loginFailures.forget(userKey(username)),
+      async () => {
+        if (!(await this.findByUsername(username))) throw new UserNotFoundError(username);
+        return this.loginFailures.forget(userKey(username));
+      },
       (forgotten) => ({ target: username, details: { failures_forgotten: forgotten } }),
     );
     this.logger.emit('info', 'user unlocked', { actor: caller.username, username });
