@@ -100,7 +100,7 @@ describe('the drey command line, as a process', () => {
       });
       expect(short).toMatchObject({
         code: 1,
-        stderr: 'the password must be at least 8 characters long\n',
+        stderr: 'The password must be at least 8 characters long (PASSWORD_MIN_LENGTH)\n',
       });
     });
   });
