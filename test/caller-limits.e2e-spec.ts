@@ -47,12 +47,16 @@ describe('per-caller limits', () => {
       statusCode: 429,
       error: 'rate_limited',
       message: expect.stringContaining('exports'),
+      retry_after: 1,
     });
     const legacy = await fetch(`${t.url}${BENCH_L}/dataset/orders-detail`, {
       headers: { accept: 'text/csv', authorization: `Bearer ${admin}` },
     });
     expect(legacy.status).toBe(429);
-    expect(await legacy.json()).toEqual({ detail: expect.stringContaining('exports') });
+    expect(await legacy.json()).toEqual({
+      detail: expect.stringContaining('exports'),
+      retry_after: 1,
+    });
 
     const anonymous = await exportAs();
     expect(anonymous.status).toBe(200);
