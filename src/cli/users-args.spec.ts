@@ -1,4 +1,4 @@
-import { helpText, isUsersCommand, parseArgs, USAGE } from '@/cli/cli-args';
+import { Command, helpText, isUsersCommand, parseArgs, USAGE } from '@/cli/cli-args';
 
 describe('the users commands on the command line', () => {
   it('reads users add with its name, --admin, user fields and --password-stdin', () => {
@@ -65,9 +65,8 @@ describe('the users commands on the command line', () => {
   });
 
   it('tells the users commands apart from the project commands', () => {
-    expect(
-      ['reset-password', 'users add', 'users list', 'users unlock'].every(isUsersCommand),
-    ).toBe(true);
+    const users: Command[] = ['reset-password', 'users add', 'users list', 'users unlock'];
+    expect(users.every((command) => isUsersCommand(command))).toBe(true);
     expect(isUsersCommand('run')).toBe(false);
   });
 });
