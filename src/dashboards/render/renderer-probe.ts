@@ -30,12 +30,14 @@ export class RendererProbe {
 
   constructor(
     private readonly executablePath: string,
-    private readonly pool: BrowserPool,
+    private readonly pool: Pick<BrowserPool, 'browserState'>,
+    /** How puppeteer-core is loaded (the unit specs, where Jest cannot load it, give their own). */
+    private readonly load: () => Promise<unknown> = loadPuppeteer,
   ) {}
 
   /** Starts the checks; they run in the background and never reject. */
   start(): void {
-    loadPuppeteer().then(
+    this.load().then(
       () => (this.puppeteerError = undefined),
       (error: unknown) => (this.puppeteerError = messageOf(error)),
     );
@@ -89,7 +91,11 @@ export class RendererProbe {
         const version = stdout.trim().split('\n')[0]?.slice(0, 200) ?? '';
         this.probe =
           error || !version
-            ? { state: 'failed', error: error ? messageOf(error) : 'no version printed', at: Date.now() }
+            ? {
+                state: 'failed',
+                error: error ? messageOf(error) : 'no version printed',
+                at: Date.now(),
+              }
             : { state: 'ok', version };
       },
     );
