@@ -44,7 +44,7 @@ export function chromiumMissing(executablePath: string): string | undefined {
 let puppeteer: Promise<typeof import('puppeteer-core')> | undefined;
 
 /**
- * puppeteer-core, loaded once. The renderer loads it at start (render-pool.provider.ts) rather than at the
+ * puppeteer-core, loaded once. The service loads it at start (RendererProbe.start) rather than at the
  * first PNG dashboard: a module loaded late comes from whatever is on disk then, and an upgrade in place
  * (`npm ci` in the same checkout) had made it vanish under running replicas.
  */
