@@ -63,7 +63,8 @@ describe('docs/deployment.md, three replicas', () => {
     const run = await runScript(script, {
       cwd: clone,
       env: { PATH: process.env.PATH ?? '', HOME: join(dir.path, 'home') },
-      timeoutMs: 150000,
+      // About 60 s on two idle cores; a loaded machine may need twice that.
+      timeoutMs: 240000,
     });
     try {
       expect({ code: run.code, stderr: run.stderr.slice(-2000) }).toEqual({ code: 0, stderr: '' });
@@ -78,5 +79,5 @@ describe('docs/deployment.md, three replicas', () => {
       await admin.end();
       dir.remove();
     }
-  }, 200000);
+  }, 300000);
 });

@@ -64,12 +64,12 @@ describe('docs/tutorial.md', () => {
       'set -euo pipefail',
       'wait_ready() { for _ in $(seq 240); do curl -fs "http://127.0.0.1:$1/health/ready" > /dev/null && return 0; sleep 0.5; done; echo "no server ready on port $1" >&2; return 1; }',
       // The README's first start: the example project, the default DATA_DIR, left running.
-      'echo readme > "$OUT/step"',
+      'echo "readme $(date +%s)" >> "$OUT/steps"',
       'PORT=$README_PORT npm start > "$OUT/readme-server.log" 2>&1 &',
       'wait_ready $README_PORT',
       ...steps.flatMap((step, index) => {
         const command = step.command.replaceAll(PAGE_PORT, String(shopPort));
-        const mark = `echo ${index} > "$OUT/step"`;
+        const mark = `echo "${index} $(date +%s)" >> "$OUT/steps"`;
         if (/\bnpm start\b/.test(command)) {
           // The page's server runs in its own terminal: here, in the background, until it is ready.
           return [
@@ -81,7 +81,7 @@ describe('docs/tutorial.md', () => {
         }
         return [mark, `{\n${command}\n} > "$OUT/${index}.out" 2> "$OUT/${index}.err"`];
       }),
-      'echo done > "$OUT/step"',
+      'echo "done $(date +%s)" >> "$OUT/steps"',
     ].join('\n');
 
     const run = await runScript(script, {
@@ -94,18 +94,30 @@ describe('docs/tutorial.md', () => {
         OUT: out,
         ELSEWHERE: elsewhere,
       },
-      timeoutMs: 150000,
+      // About 90 s on two idle cores; a loaded machine (the whole suite, other work) may need twice that.
+      timeoutMs: 240000,
     });
     try {
       const read = (name: string) =>
         existsSync(join(out, name)) ? readFileSync(join(out, name), 'utf8') : '';
-      const at = read('step').trim();
+      // Each step with the time it started, so that a run out of time says where the time went.
+      const marks = read('steps').trim().split('\n');
+      const at = marks[marks.length - 1].split(' ')[0];
       const failed: Step | undefined = steps[Number(at)];
-      expect({
-        code: run.code,
-        at: failed ? `docs/tutorial.md:${failed.line}: ${failed.command}` : at,
-        stderr: failed ? read(`${at}.err`).slice(-2000) : run.stderr.slice(-2000),
-      }).toEqual({ code: 0, at: 'done', stderr: '' });
+      if (run.code !== 0 || at !== 'done') {
+        const start = Number(marks[0].split(' ')[1]);
+        const timings = marks.map((mark) => {
+          const [step, time] = mark.split(' ');
+          return `${step}@${Number(time) - start}s`;
+        });
+        throw new Error(
+          [
+            `stopped with ${run.code} at ${failed ? `docs/tutorial.md:${failed.line}: ${failed.command}` : at}`,
+            failed ? read(`${at}.err`).slice(-2000) : run.stderr.slice(-2000),
+            `steps started at: ${timings.join(' ')}`,
+          ].join('\n'),
+        );
+      }
 
       const missing = steps.flatMap((step, index) => {
         const printed = squeeze(read(`${index}.out`));
@@ -126,5 +138,5 @@ describe('docs/tutorial.md', () => {
       await run.stop();
       dir.remove();
     }
-  }, 200000);
+  }, 300000);
 });
