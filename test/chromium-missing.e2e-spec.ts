@@ -40,6 +40,14 @@ describe('a server without Chromium', () => {
     }
   });
 
+  it('stays ready, with the renderer degraded and saying what to install', async () => {
+    const ready = await api.get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.status).toBe('ready');
+    expect(ready.body.checks.renderer.status).toBe('degraded');
+    expect(ready.body.checks.renderer.detail).toContain('CHROMIUM_PATH (/nonexistent/chromium)');
+  });
+
   it('still serves HTML dashboards', async () => {
     const reply = await fetch(`${t.url}${P}/dashboards/expenses_report/results`);
     expect(reply.status).toBe(200);

@@ -74,7 +74,12 @@ export const ADMIN_SCHEMAS: Schemas = {
         type: 'object',
         required: ['status'],
         properties: {
-          status: { type: 'string', enum: ['up', 'down'] },
+          status: {
+            type: 'string',
+            enum: ['up', 'down', 'degraded'],
+            description:
+              'down makes the replica not ready; degraded (the PNG renderer) only says what does not work here',
+          },
           kind: { type: 'string' },
           detail: { type: 'string' },
           build: { type: 'string', description: 'The build served (environment check)' },

@@ -6,6 +6,7 @@ import { DashboardsController } from '@/dashboards/dashboards.controller';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { BrowserPool } from '@/dashboards/render/browser-pool';
 import { createBrowserPool } from '@/dashboards/render/render-pool.provider';
+import { RendererProbe } from '@/dashboards/render/renderer-probe';
 import { DashboardPages } from '@/dashboards/template/dashboard-pages';
 import { MetricsModule } from '@/metrics/metrics.module';
 import { MetricsService } from '@/metrics/metrics.service';
@@ -29,7 +30,18 @@ import { ServedProject } from '@/core/project/served-project';
       useFactory: (config: AppConfig, logger: JsonLogger, metrics: MetricsService) =>
         createBrowserPool(config, logger, metrics.registry),
     },
+    {
+      provide: RendererProbe,
+      inject: [APP_CONFIG, BrowserPool],
+      useFactory: (config: AppConfig, pool: BrowserPool) => {
+        const probe = new RendererProbe(config.chromiumPath, pool);
+        probe.start();
+        return probe;
+      },
+    },
   ],
+  // Readiness reports the renderer's state.
+  exports: [RendererProbe],
 })
 export class DashboardsModule implements OnApplicationShutdown {
   constructor(@Inject(BrowserPool) private readonly pool: BrowserPool) {}

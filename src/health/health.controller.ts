@@ -32,7 +32,10 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready to serve: the database, the queue's store and the project. 503 while any is down. */
+  /**
+   * Ready to serve: the database, the queue's store, the project and its build, and the installation the
+   * process started from (503 while any is down). The PNG renderer's check is `degraded`, never `down`.
+   */
   @Get('ready')
   @ApiJson('Readiness', 'Ready')
   @ApiResponse({

@@ -1,14 +1,18 @@
+import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import { BuildQueue } from '@/builds/build-queue';
 import { BuildsService } from '@/builds/builds.service';
+import { RendererProbe } from '@/dashboards/render/renderer-probe';
 import { Database } from '@/database/database';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
 import { Engine } from '@/engine/engine';
+import { InstallationWatch } from '@/health/installation';
 import { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
 export interface Check {
-  status: 'up' | 'down';
+  /** `degraded`: part of what the replica serves does not work here; it stays ready for the rest. */
+  status: 'up' | 'down' | 'degraded';
   kind?: string;
   detail?: string;
   /** The environment's build id, when one is served. */
@@ -39,8 +43,14 @@ async function probe(kind: string, run: () => Promise<unknown>): Promise<Check> 
   }
 }
 
+/** The folder this process was installed in: dist/ and node_modules/ are beside each other there. */
+const INSTALLATION_ROOT = join(__dirname, '..', '..');
+
 @Injectable()
 export class HealthService {
+  /** Taken when the service starts, to compare with what is on disk at each readiness check. */
+  private readonly installation = new InstallationWatch(INSTALLATION_ROOT);
+
   /** The project being served now (a build may replace it): read per use, never kept. */
   private get project(): Project {
     return this.served.current;
@@ -53,6 +63,7 @@ export class HealthService {
     private readonly engine: Engine,
     private readonly builds: BuildsService,
     private readonly served: ServedProject,
+    private readonly renderer: RendererProbe,
   ) {}
 
   async readiness(): Promise<Readiness> {
@@ -76,8 +87,38 @@ export class HealthService {
               (await this.builds.whyNotServing().catch(() => undefined)) ??
               'the first build has not finished',
           },
+      installation: this.installationCheck(),
+      renderer: this.rendererCheck(),
     };
-    const ready = Object.values(checks).every((check) => check.status === 'up');
+    const ready = Object.values(checks).every((check) => check.status !== 'down');
     return { status: ready ? 'ready' : 'not_ready', checks };
+  }
+
+  /**
+   * Not ready once the installation changed under the process: what it loads from now on may be missing or
+   * of another version, and only a restart makes the code it runs and the files on disk agree again. Every
+   * replica started from that folder says so, which is the point: one folder per version (docs/deployment.md).
+   */
+  private installationCheck(): Check {
+    const changed = this.installation.changed();
+    if (changed.length === 0) return { status: 'up', kind: 'files' };
+    return {
+      status: 'down',
+      kind: 'files',
+      detail:
+        `the installation changed under this process (${changed.join(', ')} differ from the start): ` +
+        'restart this process; modules it loads from now on may be missing or of another version',
+    };
+  }
+
+  /**
+   * PNG dashboards only: a renderer that does not work makes the check `degraded`, not the replica not
+   * ready. JSON results and HTML dashboards still work, and a missing Chromium is the same on every replica
+   * of an installation, so taking replicas out of rotation for it would turn a PNG outage into a total one.
+   * PNG dashboards answer 503 renderer_unavailable with the same reason meanwhile.
+   */
+  private rendererCheck(): Check {
+    const { works, detail } = this.renderer.state();
+    return { status: works === true ? 'up' : 'degraded', kind: 'chromium', detail };
   }
 }

@@ -36,8 +36,9 @@ export class ServerProcess {
     readonly env: Record<string, string>,
   ) {}
 
-  static spawn(env: Record<string, string>): ServerProcess {
-    const child = spawn(process.execPath, [MAIN], {
+  /** `main`: another installation's `dist/main.js` (a copy the test may change under the process). */
+  static spawn(env: Record<string, string>, main = MAIN): ServerProcess {
+    const child = spawn(process.execPath, [main], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

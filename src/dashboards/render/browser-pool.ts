@@ -38,6 +38,14 @@ export interface PoolStats {
   launches: number;
 }
 
+/** Chromium as the pool last saw it, for readiness. */
+export interface BrowserState {
+  /** A browser is launched and connected now. */
+  running: boolean;
+  /** Why the last launch failed, until one succeeds. */
+  launchError?: string;
+}
+
 export type RenderOutcome = 'ok' | 'retried' | 'timeout' | 'refused' | 'error';
 
 /** What the pool reports as it works, for metrics. */
@@ -75,6 +83,7 @@ export class BrowserPool {
   private busy = 0;
   private peak = 0;
   private launches = 0;
+  private launchError?: string;
   private closed = false;
 
   constructor(
@@ -125,6 +134,13 @@ export class BrowserPool {
     } finally {
       this.events.rendered?.(outcome, (Date.now() - started) / 1000);
     }
+  }
+
+  browserState(): BrowserState {
+    return {
+      running: this.current?.browser?.connected === true,
+      launchError: this.launchError,
+    };
   }
 
   async close(): Promise<void> {
@@ -311,9 +327,8 @@ export class BrowserPool {
       );
     }
     return this.current.promise.catch((error: unknown) => {
-      this.logger.emit('error', 'chromium could not start', {
-        error: error instanceof Error ? error.message : String(error),
-      });
+      this.launchError = error instanceof Error ? error.message : String(error);
+      this.logger.emit('error', 'chromium could not start', { error: this.launchError });
       throw new DomainError('not_ready', 'The renderer is not available; try again shortly', 5);
     });
   }
@@ -324,6 +339,7 @@ export class BrowserPool {
       this.options.launch ?? (() => launchChromium(this.options.executablePath))
     )();
     this.launches += 1;
+    this.launchError = undefined;
     this.events.launched?.();
     this.logger.emit('info', 'chromium launched', {
       ms: Date.now() - started,

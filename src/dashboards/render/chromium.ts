@@ -41,8 +41,27 @@ export function chromiumMissing(executablePath: string): string | undefined {
   }
 }
 
+let puppeteer: Promise<typeof import('puppeteer-core')> | undefined;
+
+/**
+ * puppeteer-core, loaded once. The service loads it at start (RendererProbe.start) rather than at the
+ * first PNG dashboard: a module loaded late comes from whatever is on disk then, and an upgrade in place
+ * (`npm ci` in the same checkout) had made it vanish under running replicas.
+ */
+export function loadPuppeteer(): Promise<typeof import('puppeteer-core')> {
+  if (!puppeteer) {
+    const loading = import('puppeteer-core');
+    puppeteer = loading;
+    // A failed load is tried again next time rather than remembered forever.
+    loading.catch(() => {
+      if (puppeteer === loading) puppeteer = undefined;
+    });
+  }
+  return puppeteer;
+}
+
 export async function launchChromium(executablePath: string): Promise<Browser> {
-  const { launch } = await import('puppeteer-core');
+  const { launch } = await loadPuppeteer();
   return launch({
     executablePath,
     args: CHROMIUM_ARGS,
