@@ -238,7 +238,9 @@ describe('drey CLI', () => {
       const lines = table.out.split('\n');
       expect(lines[1]).toMatch(/^-+( +-+)+$/);
       expect(lines).toHaveLength(6);
-      expect(lines[5]).toBe('(the first 3 rows; --limit shows more)');
+      expect(lines[5]).toBe(
+        '(the first 3 of 12 rows, 9 left out: --limit 12 shows them all, --format csv or json prints every row)',
+      );
 
       const csv = await runRows('expenses_by_month', '--format', 'csv', '--limit', '2');
       expect(csv.out.split('\n')).toHaveLength(3);

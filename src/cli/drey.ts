@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
-import { CliArgs, EXIT, helpText, parseArgs, USAGE, UsageError } from '@/cli/cli-args';
+import { CliArgs, EXIT, helpText, parseArgs, UsageError } from '@/cli/cli-args';
 import { build, compile, EngineSetup, Output, run, validate } from '@/cli/cli-commands';
-import { loadConfig } from '@/config/config';
+import { AppConfig, loadConfig } from '@/config/config';
 import { loadEnvFile } from '@/config/env-file';
 import type { Env } from '@/engine/connections/connection-registry';
 import { loadProject } from '@/core/project/project-loader';
+import { SERVICE_VERSION } from '@/common/service-version';
 
 export interface CliOutput extends Output {
   err(line: string): void;
@@ -22,6 +23,10 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
     const args = parseArgs(argv);
     if (args.command === 'help') {
       output.out(helpText(args.helpFor));
+      return EXIT.ok;
+    }
+    if (args.command === 'version') {
+      output.out(`drey ${SERVICE_VERSION}`);
       return EXIT.ok;
     }
     // The process's environment, completed from .env as the service's is.
@@ -43,14 +48,15 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
     }
     await projectCommand(
       args,
-      config.projectDir,
+      config,
       { dataDir: config.dataDir, env, limits: config.engine },
       output,
     );
     return EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) {
-      output.err(`${error.message}\n\n${USAGE}`);
+      // The usage of the command meant, when it is known: the general one would not show its options.
+      output.err(`${error.message}\n\n${helpText(error.topic)}`);
       return EXIT.usage;
     }
     // Project, config, template and build errors carry messages written for the reader: no stack trace.
@@ -61,11 +67,11 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
 
 async function projectCommand(
   args: CliArgs,
-  projectDir: string,
+  config: AppConfig,
   options: EngineSetup,
   output: Output,
 ): Promise<void> {
-  const project = loadProject(args.project ? resolve(args.project) : projectDir);
+  const project = loadProject(args.project ? resolve(args.project) : config.projectDir);
   switch (args.command) {
     case 'validate':
       return validate(project, options, output);
@@ -73,9 +79,14 @@ async function projectCommand(
       return build(project, options, output);
     case 'compile':
       return compile(project, args, options, output);
-    case 'run':
-      return run(project, args, options, output);
+    case 'run': {
+      if (args.as === null) return run(project, args, options, output);
+      // Loaded only here, as the users commands are: the database layer is needed for --as alone.
+      const { callerOf } = await import('./service-database');
+      return run(project, args, options, output, await callerOf(config, project, args.as));
+    }
     case 'help':
+    case 'version':
     case 'dev':
     case 'reset-password':
       throw new Error(`${args.command} does not work on the project`);
@@ -103,6 +114,10 @@ if (require.main === module) {
     // A progress bar redrawn in place, on a terminal only (a log file gets one line per model).
     status: process.stderr.isTTY ? (line) => process.stderr.write(`\r\x1b[K${line}`) : undefined,
     readInput: readStdin,
+    drained: () =>
+      process.stdout.writableNeedDrain
+        ? new Promise((resolve) => process.stdout.once('drain', resolve))
+        : Promise.resolve(),
   }).then((code) => {
     process.exitCode = code;
   });
