@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuildError } from '@/engine/build/build-runner';
 import { throwIfProblems } from '@/engine/check/check-models';
-import { ProjectError } from '@/core/project/project-errors';
+import { ProjectError, ProjectProblem } from '@/core/project/project-errors';
+import { readProject } from '@/core/project/project-loader';
+import { checkableProject } from '@/core/project/checkable-project';
 import { requestFromCli } from '@/cli/cli-selections';
 import { compileDataset, CompiledDataset } from '@/engine/compile';
 import type { Env } from '@/engine/connections/connection-registry';
@@ -71,12 +73,74 @@ export async function checkSql(project: Project, env: Env, limits: EngineLimits)
   }
 }
 
-export async function validate(
-  project: Project,
-  options: EngineSetup,
-  output: Output,
-): Promise<void> {
-  await checkSql(project, options.env, options.limits);
+/** Problems as lines under a heading, each as the loader prints it. */
+function problemLines(problems: readonly ProjectProblem[], indent: string): string[] {
+  return new ProjectError([...problems]).message
+    .split('\n')
+    .slice(1)
+    .map((line) => `${indent}${line}`);
+}
+
+/**
+ * The report of a project with problems: in one group when they are of one kind (the loader's own
+ * message), else its files' problems, then its SQL's (planned on the models those leave whole), then the
+ * models left out of the SQL check.
+ */
+export function validationReport(
+  fileProblems: readonly ProjectProblem[],
+  sqlProblems: readonly ProjectProblem[],
+  unchecked: readonly string[],
+): string {
+  const count = fileProblems.length + sqlProblems.length;
+  const lines = [`The project is invalid (${count} problem${count === 1 ? '' : 's'}):`];
+  if (fileProblems.length === 0 || sqlProblems.length === 0) {
+    lines.push(...problemLines([...fileProblems, ...sqlProblems], ''));
+  } else {
+    lines.push(`  in its files (${fileProblems.length}):`, ...problemLines(fileProblems, '  '));
+    lines.push(`  in its SQL (${sqlProblems.length}):`, ...problemLines(sqlProblems, '  '));
+  }
+  if (unchecked.length > 0) {
+    lines.push(`  SQL not checked because of the problems above: ${unchecked.join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
+/** The problems of planning the SQL of `project`: none when it checks out. */
+async function sqlProblemsOf(project: Project, options: EngineSetup): Promise<ProjectProblem[]> {
+  try {
+    await checkSql(project, options.env, options.limits);
+    return [];
+  } catch (error) {
+    if (error instanceof ProjectError) return error.problems;
+    // A build step's failure (a seed, a build model): its message names the model and its file.
+    if (error instanceof BuildError) return [{ file: 'build', path: '', message: error.message }];
+    throw error;
+  }
+}
+
+/**
+ * `validate`: every problem of the project folder in one run. When its files have problems, the SQL of
+ * the models they leave whole is checked too (see {@link checkableProject}); the report groups both.
+ */
+export async function validate(dir: string, options: EngineSetup, output: Output): Promise<void> {
+  const reading = readProject(dir);
+  if (!reading.project) {
+    throw new Error(
+      `${validationReport(reading.problems, [], [])}\n  SQL not checked: project.yml must read first`,
+    );
+  }
+  if (reading.problems.length > 0) {
+    const { project, leftOut } = checkableProject(
+      reading.project,
+      reading.problems,
+      reading.declaredParameters,
+    );
+    const sql = await sqlProblemsOf(project, options);
+    throw new Error(validationReport(reading.problems, sql, leftOut));
+  }
+  const project = reading.project;
+  const sql = await sqlProblemsOf(project, options);
+  if (sql.length > 0) throw new Error(validationReport([], sql, []));
   const kinds = new Map<string, number>();
   for (const model of project.models) kinds.set(model.kind, (kinds.get(model.kind) ?? 0) + 1);
   const models = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ');

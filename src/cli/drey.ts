@@ -71,10 +71,11 @@ async function projectCommand(
   options: EngineSetup,
   output: Output,
 ): Promise<void> {
-  const project = loadProject(args.project ? resolve(args.project) : config.projectDir);
+  const dir = args.project ? resolve(args.project) : config.projectDir;
+  // validate reads the folder itself: it goes on past the problems of its files to check the SQL.
+  if (args.command === 'validate') return validate(dir, options, output);
+  const project = loadProject(dir);
   switch (args.command) {
-    case 'validate':
-      return validate(project, options, output);
     case 'build':
       return build(project, options, output);
     case 'compile':
