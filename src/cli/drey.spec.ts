@@ -305,7 +305,6 @@ describe('drey CLI', () => {
     const result = await run(['validate', '--project', dir]);
     rmSync(dir, { recursive: true, force: true });
     expect(result.code).toBe(1);
-    const lines = result.err.split('\n');
     expect(result.err.split('\n').filter((line) => !line.startsWith('        '))).toEqual([
       'The project is invalid (4 problems):',
       '  in its files (3):',
