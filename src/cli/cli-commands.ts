@@ -283,7 +283,9 @@ export async function compile(
 function checkScope(dataset: DatasetSpec, caller: Caller): void {
   if (canOpen(dataset.scope, caller)) return;
   const who =
-    caller.username === null ? 'an anonymous caller' : `"${caller.username}", not an administrator`;
+    caller.username === null
+      ? 'an anonymous caller'
+      : `"${caller.username}" (not an administrator)`;
   const needs = dataset.scope === 'private' ? '--as NAME, an administrator' : '--as NAME, any user';
   throw new Error(
     `the dataset "${dataset.name}" is ${dataset.scope}: ${who} may not run it (run it ${needs})`,
