@@ -192,6 +192,16 @@ describe('the drey command line, as a process', () => {
         stdout: '',
         stderr: `there is no user "nobody" in the service's database (DATABASE_URL)\n`,
       });
+      const empty = tempDir();
+      try {
+        const none = await drey(['run', 'expenses_by_month', '--as', 'admin'], {
+          DATA_DIR: empty.path,
+        });
+        expect(none).toMatchObject({ code: 1, stdout: '' });
+        expect(none.stderr).toMatch(/^there is no service database under \S+ yet/);
+      } finally {
+        empty.remove();
+      }
       const admin = await api.adminToken();
       await api.userToken(admin, 'olga', { role: 'employee' });
       const notAdmin = await drey(['run', 'expense_transactions', '--as', 'olga'], env);
@@ -199,6 +209,45 @@ describe('the drey command line, as a process', () => {
       expect(notAdmin.stderr).toBe(
         'the dataset "expense_transactions" is private: "olga" (not an administrator) may not run it (run it --as NAME, an administrator)\n',
       );
+    });
+
+    // Last: its reset-password changes the administrator's password.
+    it("runs the README's command-line examples as written", async () => {
+      const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+      const section = readme.slice(readme.indexOf('## The command line'));
+      const block = /```sh\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf('\n## ')))?.[1];
+      const commands = (block ?? '')
+        .split('\n')
+        .filter((line) => line.startsWith('npm run drey -- '));
+      expect(commands.length).toBeGreaterThanOrEqual(4);
+      const dir = tempDir();
+      try {
+        for (const command of commands) {
+          const shell = command.replace('npm run drey --', `node ${JSON.stringify(CLI)}`);
+          const ran = await new Promise<Ran>((resolve, reject) => {
+            const child = spawn('bash', ['--noprofile', '--norc', '-c', shell], {
+              cwd: dir.path,
+              env: {
+                PATH: process.env.PATH ?? '',
+                ENV_FILE: '',
+                PROJECT_DIR: EXAMPLE_PROJECT,
+                ...env,
+              },
+            });
+            let stdout = '';
+            let stderr = '';
+            child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+            child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+            child.on('error', reject);
+            child.on('close', (code) => resolve({ code, stdout, stderr }));
+          });
+          expect({ command, ...ran }).toMatchObject({ command, code: 0, stderr: '' });
+        }
+        const exported = readFileSync(join(dir.path, 'transactions.csv'), 'utf8');
+        expect(lines(exported)).toHaveLength(1001);
+      } finally {
+        dir.remove();
+      }
     });
   });
 

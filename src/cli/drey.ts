@@ -15,8 +15,8 @@ export interface CliOutput extends Output {
 
 /**
  * The command line for project authors and operators: `npm run drey -- <command>` (`--help` lists them).
- * It uses the loader and the engine directly, without Nest, Redis or a server; only `users reset-password`
- * opens the service's database. Returns the exit code ({@link EXIT}).
+ * It uses the loader and the engine directly, without Nest, Redis or a server; only `users` and `run --as`
+ * open the service's database. Returns the exit code ({@link EXIT}).
  */
 export async function main(argv: readonly string[], given: Env, output: CliOutput) {
   try {
