@@ -37,6 +37,9 @@ export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
 /** Rows a table shows unless --limit says otherwise: a terminal's worth. csv and json print every row. */
 export const TABLE_ROWS = 100;
 
+/** A table holds its rows in memory to align its columns: this many at most (csv and json stream). */
+export const TABLE_MAX_ROWS = 100_000;
+
 const PROJECT_OPTION = `  --project DIR              the project folder (default: PROJECT_DIR, or examples/expenses)`;
 const PARAM_OPTION = `  --param name=value         a selection (ids of a multi_select separated by commas, a range as
                              low..high); repeat for each parameter; the others take their defaults`;
@@ -283,6 +286,11 @@ function parseCommandLine(argv: readonly string[]): CliArgs {
   if (values.limit !== undefined) {
     if (!/^\d{1,15}$/.test(values.limit)) throw fail('--limit needs a whole number');
     args.limit = Number(values.limit);
+  }
+  if (args.format === 'table' && (args.limit ?? 0) > TABLE_MAX_ROWS) {
+    throw fail(
+      `a table shows at most ${TABLE_MAX_ROWS} rows (it aligns them in memory): --format csv or json prints any number`,
+    );
   }
   args.passwordStdin = values['password-stdin'] ?? false;
 

@@ -236,6 +236,11 @@ describe('drey CLI', () => {
         /run <dataset>/,
       ],
       [['run', 'x', '--limit', 'many'], '--limit needs a whole number', /run <dataset>/],
+      [
+        ['run', 'x', '--limit', '100001'],
+        'a table shows at most 100000 rows (it aligns them in memory): --format csv or json prints any number',
+        /run <dataset>/,
+      ],
       [['run', 'x', '--param', 'nope'], '--param needs name=value, not "nope"', /run <dataset>/],
       [['run'], 'run needs a dataset name', /run <dataset>/],
       [['compile', 'a', 'b'], 'unexpected "b"', /compile <dataset>/],

@@ -7,7 +7,7 @@ import { findParams, findRefs } from '@/core/project/sql-template-check';
 /** The part of a project whose SQL can be checked although other parts have problems. */
 export interface CheckableProject {
   project: Project;
-  /** The models left out, by file: their SQL would only repeat the problems found (or hide behind them). */
+  /** The SQL files of the models left out: their SQL would only repeat the problems found. */
   leftOut: string[];
 }
 
@@ -67,12 +67,10 @@ export function checkableProject(
     if (stable) break;
   }
   const kept = new Set(models);
+  // Named by their SQL file: a seed has no SQL to leave unchecked.
   const leftOut = project.models
     .filter((model) => !kept.has(model))
-    .map(
-      (model) =>
-        filesOf(model).find((file) => file.endsWith('.sql')) ?? filesOf(model)[0] ?? model.name,
-    );
+    .flatMap((model) => filesOf(model).filter((file) => file.endsWith('.sql')));
   return {
     project: {
       ...project,
