@@ -112,8 +112,10 @@ async function sqlProblemsOf(project: Project, options: EngineSetup): Promise<Pr
     return [];
   } catch (error) {
     if (error instanceof ProjectError) return error.problems;
-    // A build step's failure (a seed, a build model): its message names the model and its file.
-    if (error instanceof BuildError) return [{ file: 'build', path: '', message: error.message }];
+    // A build step's failure stops the check before the runtime models: reported as the build says it
+    // (its message names the model and its file).
+    if (error instanceof BuildError)
+      return [{ file: 'the build', path: '', message: error.message }];
     throw error;
   }
 }
@@ -139,8 +141,8 @@ export async function validate(dir: string, options: EngineSetup, output: Output
     throw new Error(validationReport(reading.problems, sql, leftOut));
   }
   const project = reading.project;
-  const sql = await sqlProblemsOf(project, options);
-  if (sql.length > 0) throw new Error(validationReport([], sql, []));
+  // Its SQL's problems alone, or a build step's failure (a connection's variable unset, say), as they are.
+  await checkSql(project, options.env, options.limits);
   const kinds = new Map<string, number>();
   for (const model of project.models) kinds.set(model.kind, (kinds.get(model.kind) ?? 0) + 1);
   const models = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ');

@@ -322,6 +322,31 @@ describe('drey CLI', () => {
     ]);
   });
 
+  it("reports a build model's failure beside the files' problems", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drey-cli-build-'));
+    cpSync(EXAMPLE, dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'project.yml'),
+      readFileSync(join(dir, 'project.yml'), 'utf8').replace(
+        'major_version: 1',
+        'major_version: x',
+      ),
+    );
+    const sql = join(dir, 'models', 'expense_details.sql');
+    writeFileSync(sql, readFileSync(sql, 'utf8').replace('e.description', 'e.descripton'));
+    const result = await run(['validate', '--project', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    const lines = result.err.split('\n');
+    expect(lines.slice(0, 4)).toEqual([
+      'The project is invalid (2 problems):',
+      '  in its files (1):',
+      '    project.yml at major_version: must be a whole number from 0 up',
+      '  in its SQL (1):',
+    ]);
+    expect(lines[4]).toMatch(/^ {4}the build: .*expense_details.*descripton/);
+  });
+
   it('says when the SQL cannot be checked at all: project.yml does not read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'drey-cli-yaml-'));
     cpSync(EXAMPLE, dir, { recursive: true });

@@ -56,9 +56,8 @@ export async function callerOf(
     }
   });
   if (!user) {
-    throw new Error(
-      `there is no user "${username}" in the service's database (${config.databaseUrl ? 'DATABASE_URL' : `the embedded one under ${config.dataDir}`})`,
-    );
+    const where = config.databaseUrl ? 'DATABASE_URL' : `the embedded one under ${config.dataDir}`;
+    throw new Error(`there is no user "${username}" in the service's database (${where})`);
   }
   return {
     username: user.username,
