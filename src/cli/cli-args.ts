@@ -10,7 +10,8 @@ export type Command =
   | 'users add'
   | 'users list'
   | 'users unlock'
-  | 'help';
+  | 'help'
+  | 'version';
 
 /** The `users` subcommands, which open the service's database (src/cli/users-command.ts). */
 export const USERS_COMMANDS = [
@@ -25,12 +26,15 @@ export function isUsersCommand(command: Command): command is UsersCommand {
   return (USERS_COMMANDS as readonly Command[]).includes(command);
 }
 
+/** What `help` explains: a command, or the `users` group of commands. */
+export type HelpTopic = Exclude<Command, 'help' | 'version'> | 'users';
+
 export type RowFormat = 'table' | 'csv' | 'json';
 
 export interface CliArgs {
   command: Command;
   /** The command `help` (or `--help`) explains; undefined for the tool's own help. */
-  helpFor?: Exclude<Command, 'help'>;
+  helpFor?: HelpTopic;
   /** `compile`'s and `run`'s dataset. */
   dataset?: string;
   /** The user of `users reset-password`, `users add` and `users unlock`. */
@@ -39,28 +43,40 @@ export interface CliArgs {
   project?: string;
   params: Record<string, string>;
   /**
-   * `--user NAME`, `--admin`, `--user-field name=value`: the caller `compile` and `run` run for; `--admin`
-   * and `--user-field` are also the new user's of `users add`.
+   * `compile`'s imagined caller: `--user NAME`, `--admin`, `--user-field name=value`; `--admin` and
+   * `--user-field` are also the new user's of `users add`.
    */
   user: string | null;
   admin: boolean;
   userFields: Record<string, string>;
-  /** `run` and `users list`: how rows are printed; `run`: how many at most. */
+  /** `run --as NAME`: a user of the service's database whose rights and fields `run` takes. */
+  as: string | null;
+  /**
+   * `run` and `users list`: how rows are printed; `run`: how many at most (undefined: a table's first 100,
+   * every row else).
+   */
   format: RowFormat;
-  limit: number;
+  limit: number | undefined;
   /** `users reset-password|add --password-stdin`: the new password is read from standard input. */
   passwordStdin: boolean;
 }
 
 export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
 
+/** Rows a table shows unless --limit says otherwise: a terminal's worth. csv and json print every row. */
+export const TABLE_ROWS = 100;
+
+/** A table holds its rows in memory to align its columns: this many at most (csv and json stream). */
+export const TABLE_MAX_ROWS = 100_000;
+
 const PROJECT_OPTION = `  --project DIR              the project folder (default: PROJECT_DIR, or examples/expenses)`;
 const PASSWORD_OPTION = `  --password-stdin           read the new password from standard input (at least PASSWORD_MIN_LENGTH
                              characters, 8 by default)`;
-const CALLER_OPTIONS = `  --param name=value         a selection (ids of a multi_select separated by commas, a range as
-                             low..high); repeat for each parameter; the others take their defaults
-  --user NAME, --admin       the user it runs for (default: anonymous)
-  --user-field name=value    one of that user's fields; repeat for each`;
+const PARAM_OPTION = `  --param name=value         a selection (ids of a multi_select separated by commas, a range as
+                             low..high); repeat for each parameter; the others take their defaults`;
+const CALLER_OPTIONS = `${PARAM_OPTION}
+  --user NAME, --admin       the caller it renders for (default: anonymous); imagined, not looked up
+  --user-field name=value    one of that caller's fields; repeat for each`;
 
 export const USAGE = `Usage: npm run drey -- <command> [options]     (or: node dist/cli/drey.js <command> ...)
 
@@ -75,20 +91,22 @@ Commands:
   users list                   list the users, with their fields and whether failed logins locked them
   users unlock <name>          lift the lock that failed logins put on a user
   users reset-password <name>  set a user's password in the service's database
-  help [command]               this text, or a command's
+  help [command]               this text, or a command's (also: <command> --help)
+  version                      the version of drey (also: --version)
 
 Run \`npm run drey -- <command> --help\` for a command's options. Configuration comes from the
 environment and from .env (see .env.example), as for the service.
 
 Exit codes: 0 done, 1 a problem (printed on stderr), 2 a wrong command line.`;
 
-const HELP: Record<Exclude<Command, 'help'>, string> = {
+const HELP: Record<HelpTopic, string> = {
   validate: `Usage: npm run drey -- validate [--project DIR]
 
 Loads the project and checks it whole: its YAML, templates and parameters, and the SQL of every model,
 which the engine plans (without running it) for the default selections and each option of its
-select parameters. Prints every problem at once,
-with its file, line and column, and exits 1; or a summary of the project and exits 0.
+select parameters. The SQL of the models that the other problems leave whole is checked too, so one
+run prints every problem, grouped, with its file, line and column, and exits 1; or a summary of the
+project and exits 0.
 
 ${PROJECT_OPTION}`,
   build: `Usage: npm run drey -- build [--project DIR]
@@ -107,12 +125,16 @@ ${CALLER_OPTIONS}`,
   run: `Usage: npm run drey -- run <dataset> [options]
 
 Runs the dataset on the current build under DATA_DIR (run \`build\` first) with these selections, as the
-results endpoint does, and prints its rows.
+results endpoint does, and prints its rows. It runs as an anonymous caller, or with --as as a user of
+the service's database (DATABASE_URL, or the embedded one under DATA_DIR): the dataset's scope applies
+and the user's fields reach the parameters and the SQL, as for a request with that user's token.
 
 ${PROJECT_OPTION}
-${CALLER_OPTIONS}
+${PARAM_OPTION}
+  --as NAME                  run with the rights and fields of user NAME (default: anonymous)
   --format table|csv|json    how rows are printed (default: table)
-  --limit N                  print at most N rows (default: 100; a table says how many more there were)`,
+  --limit N                  print at most N rows (default: every row in csv and json, the first
+                             ${TABLE_ROWS} in a table, which says how many it left out)`,
   dev: `Usage: npm run drey -- dev [--project DIR]     (or: npm run dev)
 
 Serves the project as \`npm start\` does and watches its folder. After each change (files saved within
@@ -120,6 +142,15 @@ Serves the project as \`npm start\` does and watches its folder. After each chan
 last good build goes on serving, or the server rebuilds (it reads the folder again) and serves the change.
 
 ${PROJECT_OPTION}`,
+  users: `Usage: npm run drey -- users <command> [options]
+
+Commands on the users of the service's database (DATABASE_URL, or the embedded database under DATA_DIR):
+  add <name>             add a user (password generated and printed once, or --password-stdin)
+  list                   list the users, with their fields and whether failed logins locked them
+  unlock <name>          lift the lock that failed logins put on a user
+  reset-password <name>  set a user's password (generated and printed once, or --password-stdin)
+
+Run \`npm run drey -- users <command> --help\` for a command's options.`,
   'reset-password': `Usage: npm run drey -- users reset-password <name> [--password-stdin]
 
 Sets the password of user <name> in the service's database (DATABASE_URL, or the embedded database under
@@ -155,7 +186,15 @@ address (LOGIN_MAX_FAILURES_PER_ADDRESS) is not lifted. Recorded in the audit lo
 same as DELETE P/users/{name}/lockout.`,
 };
 
-export class UsageError extends Error {}
+/** A wrong command line; `topic` is the command it was meant for, whose usage is printed with it. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly topic?: HelpTopic,
+  ) {
+    super(message);
+  }
+}
 
 function keyValue(text: string, option: string): [string, string] {
   const at = text.indexOf('=');
@@ -165,22 +204,26 @@ function keyValue(text: string, option: string): [string, string] {
 
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
   project: { type: 'string' },
   param: { type: 'string', multiple: true },
   user: { type: 'string' },
   admin: { type: 'boolean' },
   'user-field': { type: 'string', multiple: true },
+  as: { type: 'string' },
   format: { type: 'string' },
   limit: { type: 'string' },
   'password-stdin': { type: 'boolean' },
 } satisfies ParseArgsConfig['options'];
 
+type Option = keyof typeof OPTIONS;
+
 /** The options each command takes, besides --help. */
-const TAKES: Record<Exclude<Command, 'help'>, (keyof typeof OPTIONS)[]> = {
+const TAKES: Record<Exclude<Command, 'help' | 'version'>, Option[]> = {
   validate: ['project'],
   build: ['project'],
   compile: ['project', 'param', 'user', 'admin', 'user-field'],
-  run: ['project', 'param', 'user', 'admin', 'user-field', 'format', 'limit'],
+  run: ['project', 'param', 'as', 'format', 'limit'],
   dev: ['project'],
   'reset-password': ['password-stdin'],
   'users add': ['admin', 'user-field', 'password-stdin', 'project'],
@@ -188,12 +231,22 @@ const TAKES: Record<Exclude<Command, 'help'>, (keyof typeof OPTIONS)[]> = {
   'users unlock': [],
 };
 
+/** Why an option a command does not take is refused, when a likely mistake has a better way. */
+const INSTEAD: Partial<Record<Option, string>> = {
+  user: "run takes its caller from the service's database: --as NAME",
+  admin: "run takes its caller from the service's database: --as NAME (an administrator)",
+  'user-field': 'run takes the fields of the user --as NAME names',
+};
+
 /** The help text of a command, or the tool's. */
-export function helpText(command?: Exclude<Command, 'help'>): string {
-  return command ? HELP[command] : USAGE;
+export function helpText(topic?: HelpTopic): string {
+  return topic ? HELP[topic] : USAGE;
 }
 
-function commandOf(words: string[]): { command: Command; rest: string[] } {
+const COMMANDS = ['validate', 'build', 'compile', 'run', 'dev', 'help', 'version'];
+
+/** The command the words name, and the words after it; `users` alone is the users' help topic. */
+function commandOf(words: string[]): { command: Command | 'users'; rest: string[] } {
   const [first, second, ...rest] = words;
   if (first === undefined) throw new UsageError('no command given');
   if (first === 'users') {
@@ -201,18 +254,44 @@ function commandOf(words: string[]): { command: Command; rest: string[] } {
     if (second === 'add' || second === 'list' || second === 'unlock') {
       return { command: `users ${second}`, rest };
     }
-    throw new UsageError(
-      second === undefined ? 'users needs a subcommand' : `unknown users command "${second}"`,
-    );
+    if (second === undefined) return { command: 'users', rest };
+    throw new UsageError(`unknown users command "${second}"`, 'users');
   }
-  if (['validate', 'build', 'compile', 'run', 'dev', 'help'].includes(first)) {
+  if (COMMANDS.includes(first)) {
     return { command: first as Command, rest: second === undefined ? rest : [second, ...rest] };
   }
   throw new UsageError(`unknown command "${first}"`);
 }
 
+/** The command a command line meant, read leniently: for the usage printed with its error. */
+function topicOf(argv: readonly string[]): HelpTopic | undefined {
+  try {
+    const { positionals } = parseNodeArgs({
+      args: [...argv],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: false,
+    });
+    const { command } = commandOf(positionals);
+    return command === 'help' || command === 'version' ? undefined : command;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads a command line (Node's `util.parseArgs`: the standard reading of options, `--a=b` included). */
 export function parseArgs(argv: readonly string[]): CliArgs {
+  try {
+    return parseCommandLine(argv);
+  } catch (error) {
+    if (error instanceof UsageError && error.topic === undefined) {
+      throw new UsageError(error.message, topicOf(argv));
+    }
+    throw error;
+  }
+}
+
+function parseCommandLine(argv: readonly string[]): CliArgs {
   let parsed;
   try {
     parsed = parseNodeArgs({
@@ -225,26 +304,40 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     throw new UsageError((error as Error).message.replace(/\. To specify.*$/s, ''));
   }
   const { values, positionals } = parsed;
-  if (positionals.length === 0 && values.help) {
-    return { ...defaults(), command: 'help' };
-  }
+  if (positionals.length === 0 && values.help) return { ...defaults(), command: 'help' };
+  if (positionals.length === 0 && values.version) return { ...defaults(), command: 'version' };
   const { command, rest } = commandOf(positionals);
   if (command === 'help') {
     if (rest.length === 0) return { ...defaults(), command };
     const { command: about } = commandOf(rest);
-    if (about === 'help') return { ...defaults(), command };
+    if (about === 'help' || about === 'version') return { ...defaults(), command };
     return { ...defaults(), command, helpFor: about };
   }
-  if (values.help) return { ...defaults(), command: 'help', helpFor: command };
-  for (const option of Object.keys(values) as (keyof typeof OPTIONS)[]) {
+  if (values.help) {
+    return command === 'version'
+      ? { ...defaults(), command: 'help' }
+      : { ...defaults(), command: 'help', helpFor: command };
+  }
+  if (command === 'users') throw new UsageError('users needs a command', 'users');
+  if (command === 'version') {
+    if (rest.length > 0 || Object.keys(values).some((key) => key !== 'version')) {
+      throw new UsageError('version takes nothing');
+    }
+    return { ...defaults(), command };
+  }
+  const fail = (message: string) => new UsageError(message, command);
+  for (const option of Object.keys(values) as Option[]) {
     if (!TAKES[command].includes(option)) {
-      throw new UsageError(`${command} takes no --${option}`);
+      const instead = command === 'run' ? INSTEAD[option] : undefined;
+      throw fail(`${command} takes no --${option}${instead ? `: ${instead}` : ''}`);
     }
   }
   const args: CliArgs = { ...defaults(), command };
   args.project = values.project;
   args.user = values.user ?? null;
   args.admin = values.admin ?? false;
+  args.as = values.as ?? null;
+  if (args.as === '') throw fail('--as needs a user name');
   for (const text of values.param ?? []) {
     const [name, value] = keyValue(text, '--param');
     args.params[name] = value;
@@ -255,26 +348,31 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   }
   if (values.format !== undefined) {
     if (!['table', 'csv', 'json'].includes(values.format)) {
-      throw new UsageError(`--format must be table, csv or json, not "${values.format}"`);
+      throw fail(`--format must be table, csv or json, not "${values.format}"`);
     }
     args.format = values.format as RowFormat;
   }
   if (values.limit !== undefined) {
-    if (!/^\d+$/.test(values.limit)) throw new UsageError('--limit needs a whole number');
+    if (!/^\d{1,15}$/.test(values.limit)) throw fail('--limit needs a whole number');
     args.limit = Number(values.limit);
+  }
+  if (args.format === 'table' && (args.limit ?? 0) > TABLE_MAX_ROWS) {
+    throw fail(
+      `a table shows at most ${TABLE_MAX_ROWS} rows (it aligns them in memory): --format csv or json prints any number`,
+    );
   }
   args.passwordStdin = values['password-stdin'] ?? false;
 
-  const named = ['reset-password', 'users add', 'users unlock'];
+  const named: Command[] = ['reset-password', 'users add', 'users unlock'];
   const wanted = command === 'compile' || command === 'run' || named.includes(command) ? 1 : 0;
-  if (rest.length > wanted) throw new UsageError(`unexpected "${rest[wanted]}"`);
+  if (rest.length > wanted) throw fail(`unexpected "${rest[wanted]}"`);
   if (command === 'compile' || command === 'run') {
-    if (rest.length === 0) throw new UsageError(`${command} needs a dataset name`);
+    if (rest.length === 0) throw fail(`${command} needs a dataset name`);
     args.dataset = rest[0];
   }
   if (named.includes(command)) {
     const words = command === 'reset-password' ? 'users reset-password' : command;
-    if (rest.length === 0) throw new UsageError(`${words} needs a user name`);
+    if (rest.length === 0) throw fail(`${words} needs a user name`);
     args.username = rest[0];
   }
   return args;
@@ -286,8 +384,9 @@ function defaults(): Omit<CliArgs, 'command'> {
     user: null,
     admin: false,
     userFields: {},
+    as: null,
     format: 'table',
-    limit: 100,
+    limit: undefined,
     passwordStdin: false,
   };
 }

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliArgs } from '@/cli/cli-args';
 import { BuildError } from '@/engine/build/build-runner';
 import { throwIfProblems } from '@/engine/check/check-models';
-import { ProjectError } from '@/core/project/project-errors';
+import { ProjectError, ProjectProblem } from '@/core/project/project-errors';
+import { readProject } from '@/core/project/project-loader';
+import { checkableProject } from '@/core/project/checkable-project';
 import { requestFromCli } from '@/cli/cli-selections';
 import { compileDataset, CompiledDataset } from '@/engine/compile';
 import type { Env } from '@/engine/connections/connection-registry';
@@ -13,9 +14,13 @@ import { Engine } from '@/engine/engine';
 import { describeBound } from '@/engine/templating/bound-value';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
-import type { CallerView } from '@/core/parameters/selection-value';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import { DatasetSpec, findDataset, Project } from '@/core/project/project';
-import { formatRows } from '@/cli/row-formats';
+import { csvHeader, csvLine, JsonArrayWriter, jsonRow, tableLines } from '@/cli/row-formats';
+import { CliArgs, TABLE_ROWS } from '@/cli/cli-args';
+import { ANONYMOUS, Caller } from '@/core/caller';
+import { callerView, canOpen } from '@/core/scope';
+import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import type { UserField } from '@/core/project/user-fields';
 
 /** What the commands open the engine with: `DATA_DIR`, the environment, the `ENGINE_*` limits. */
@@ -29,6 +34,8 @@ export interface Output {
   out(line: string): void;
   /** On a terminal: redraws one status line in place (a progress bar); absent otherwise. */
   status?(line: string): void;
+  /** Resolves once what was printed has been taken by the reader: a slow pipe slows the query down. */
+  drained?(): Promise<void>;
 }
 
 /** `[#######-------]  3/7  seed expenses  1.2 s` */
@@ -66,11 +73,75 @@ export async function checkSql(project: Project, env: Env, limits: EngineLimits)
   }
 }
 
-export async function validate(
-  project: Project,
-  options: EngineSetup,
-  output: Output,
-): Promise<void> {
+/** Problems as lines under a heading, each as the loader prints it. */
+function problemLines(problems: readonly ProjectProblem[], indent: string): string[] {
+  return new ProjectError([...problems]).message
+    .split('\n')
+    .slice(1)
+    .map((line) => `${indent}${line}`);
+}
+
+/**
+ * The report of a project with problems: in one group when they are of one kind (the loader's own
+ * message), else its files' problems, then its SQL's (planned on the models those leave whole), then the
+ * models left out of the SQL check.
+ */
+export function validationReport(
+  fileProblems: readonly ProjectProblem[],
+  sqlProblems: readonly ProjectProblem[],
+  unchecked: readonly string[],
+): string {
+  const count = fileProblems.length + sqlProblems.length;
+  const lines = [`The project is invalid (${count} problem${count === 1 ? '' : 's'}):`];
+  if (fileProblems.length === 0 || sqlProblems.length === 0) {
+    lines.push(...problemLines([...fileProblems, ...sqlProblems], ''));
+  } else {
+    lines.push(`  in its files (${fileProblems.length}):`, ...problemLines(fileProblems, '  '));
+    lines.push(`  in its SQL (${sqlProblems.length}):`, ...problemLines(sqlProblems, '  '));
+  }
+  if (unchecked.length > 0) {
+    lines.push(`  SQL not checked because of the problems above: ${unchecked.join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
+/** The problems of planning the SQL of `project`: none when it checks out. */
+async function sqlProblemsOf(project: Project, options: EngineSetup): Promise<ProjectProblem[]> {
+  try {
+    await checkSql(project, options.env, options.limits);
+    return [];
+  } catch (error) {
+    if (error instanceof ProjectError) return error.problems;
+    // A build step's failure stops the check before the runtime models: reported as the build says it
+    // (its message names the model and its file).
+    if (error instanceof BuildError)
+      return [{ file: 'the build', path: '', message: error.message }];
+    throw error;
+  }
+}
+
+/**
+ * `validate`: every problem of the project folder in one run. When its files have problems, the SQL of
+ * the models they leave whole is checked too (see {@link checkableProject}); the report groups both.
+ */
+export async function validate(dir: string, options: EngineSetup, output: Output): Promise<void> {
+  const reading = readProject(dir);
+  if (!reading.project) {
+    throw new Error(
+      `${validationReport(reading.problems, [], [])}\n  SQL not checked: project.yml must read first`,
+    );
+  }
+  if (reading.problems.length > 0) {
+    const { project, leftOut } = checkableProject(
+      reading.project,
+      reading.problems,
+      reading.declaredParameters,
+    );
+    const sql = await sqlProblemsOf(project, options);
+    throw new Error(validationReport(reading.problems, sql, leftOut));
+  }
+  const project = reading.project;
+  // Its SQL's problems alone, or a build step's failure (a connection's variable unset, say), as they are.
   await checkSql(project, options.env, options.limits);
   const kinds = new Map<string, number>();
   for (const model of project.models) kinds.set(model.kind, (kinds.get(model.kind) ?? 0) + 1);
@@ -210,19 +281,36 @@ export async function compile(
   formatCompiled(compiled).forEach((line) => output.out(line));
 }
 
+/** `run`'s refusal of a dataset the caller may not open, saying how to run it. */
+function checkScope(dataset: DatasetSpec, caller: Caller): void {
+  if (canOpen(dataset.scope, caller)) return;
+  const who =
+    caller.username === null
+      ? 'an anonymous caller'
+      : `"${caller.username}" (not an administrator)`;
+  const needs = dataset.scope === 'private' ? '--as NAME, an administrator' : '--as NAME, any user';
+  throw new Error(
+    `the dataset "${dataset.name}" is ${dataset.scope}: ${who} may not run it (run it ${needs})`,
+  );
+}
+
 /**
  * Runs a dataset on the current build for these selections, validated, defaulted and cascaded as the
- * results endpoint does, and prints its first `args.limit` rows in `args.format`.
+ * results endpoint does, for `caller` (anonymous unless `--as`; the dataset's scope applies). csv and json
+ * print every row (or `--limit`), streamed a chunk at a time so that memory stays flat whatever the count;
+ * a table prints its first rows and says how many it left out.
  */
 export async function run(
   project: Project,
   args: CliArgs,
   options: EngineSetup,
   output: Output,
+  caller: Caller = ANONYMOUS,
 ): Promise<void> {
   const name = args.dataset ?? '';
   const dataset = datasetOf(project, name);
-  const caller = callerFrom(project, args);
+  checkScope(dataset, caller);
+  const view = callerView(caller);
   const request = requestFromCli(project, dataset.parameters, args.params);
   const engine = new Engine(project, options);
   try {
@@ -232,17 +320,65 @@ export async function run(
       );
     }
     const catalog = await buildCatalog(project, (sql) => engine.queryBuilt(sql));
-    const selections = catalog.selections(dataset.parameters, request, caller);
-    const result = await engine.runDataset(name, selections, caller, undefined, args.limit);
-    formatRows(result, args.format).forEach((line) => output.out(line));
+    const selections = catalog.selections(dataset.parameters, request, view);
     if (args.format === 'table') {
-      output.out(
-        result.truncated
-          ? `(the first ${result.rows.length} rows; --limit shows more)`
-          : `(${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'})`,
-      );
+      await printTable(engine, name, selections, view, args.limit ?? TABLE_ROWS, output);
+    } else {
+      await printExport(engine.streamDataset(name, selections, view), args, output);
     }
   } finally {
     await engine.close();
   }
+}
+
+async function printTable(
+  engine: Engine,
+  name: string,
+  selections: SelectionValues,
+  caller: CallerView,
+  limit: number,
+  output: Output,
+): Promise<void> {
+  const result = await engine.runDataset(name, selections, caller, undefined, limit);
+  tableLines(result).forEach((line) => output.out(line));
+  const shown = result.rows.length;
+  if (!result.truncated) {
+    output.out(`(${shown} ${shown === 1 ? 'row' : 'rows'})`);
+    return;
+  }
+  const total = await engine.countDataset(name, selections, caller);
+  output.out(
+    `(the first ${shown} of ${total} rows, ${total - shown} left out: --limit ${total} shows them ` +
+      'all, --format csv or json prints every row)',
+  );
+}
+
+/** Every row (or the first `--limit`) as CSV or JSON, printed a chunk at a time as DuckDB yields them. */
+async function printExport(
+  batches: AsyncGenerator<RowBatch>,
+  args: CliArgs,
+  output: Output,
+): Promise<void> {
+  let left = args.limit ?? Infinity;
+  let header = args.format === 'csv';
+  const json = new JsonArrayWriter();
+  // Breaking out of the loop ends the generator, which releases the build it reads.
+  for await (const batch of batches) {
+    const lines: string[] = [];
+    if (header) lines.push(csvHeader(batch.columns));
+    header = false;
+    const rows = Math.min(batch.rowCount, left);
+    for (let row = 0; row < rows; row++) {
+      const values = batch.columns.map((_, column) => batch.value(row, column));
+      if (args.format === 'csv') lines.push(csvLine(values));
+      else lines.push(...json.add(jsonRow(batch.columns, values)));
+    }
+    batch.release();
+    left -= rows;
+    // One write per chunk (up to 2048 rows), not per row.
+    if (lines.length > 0) output.out(lines.join('\n'));
+    await output.drained?.();
+    if (left <= 0) break;
+  }
+  if (args.format === 'json') output.out(json.end().join('\n'));
 }

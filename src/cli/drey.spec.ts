@@ -180,10 +180,20 @@ describe('drey CLI', () => {
     expect(out.at(-1)).toMatch(/^Built .* it is now the current environment\.$/);
   });
 
-  it('explains its usage on a bad command line', async () => {
+  it('explains its usage on a bad command line: the general one for an unknown command', async () => {
     const result = await run(['compil']);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/^unknown command "compil"\n\nUsage: npm run drey/);
+    expect(result.err).toMatch(/^unknown command "compil"\n\nUsage: npm run drey -- <command>/);
+  });
+
+  it('prints its version for --version and `version`', async () => {
+    const { version } = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'),
+    ) as { version: string };
+    for (const argv of [['--version'], ['version']]) {
+      expect(await run(argv)).toEqual({ code: 0, out: `drey ${version}`, err: '' });
+    }
+    expect(await run(['version', 'x'])).toMatchObject({ code: 2 });
   });
 
   it('answers --help for the tool and for each command, with exit code 0', async () => {
@@ -193,27 +203,213 @@ describe('drey CLI', () => {
       expect(result.out).toMatch(/^Usage: npm run drey -- <command>/);
       expect(result.out).toContain('Exit codes: 0 done, 1 a problem');
     }
-    for (const argv of [
-      ['run', '--help'],
-      ['help', 'run'],
-      ['run', 'x', '-h'],
-    ]) {
+    const usages: [string[], RegExp][] = [
+      [['run', '--help'], /^Usage: npm run drey -- run <dataset>/],
+      [['help', 'run'], /^Usage: npm run drey -- run <dataset>/],
+      [['run', 'x', '-h'], /^Usage: npm run drey -- run <dataset>/],
+      [['validate', '--help'], /^Usage: npm run drey -- validate/],
+      [['help', 'build'], /^Usage: npm run drey -- build/],
+      [['compile', '--help'], /^Usage: npm run drey -- compile <dataset>/],
+      [['dev', '--help'], /^Usage: npm run drey -- dev/],
+      [['users', '--help'], /^Usage: npm run drey -- users <command>/],
+      [['help', 'users'], /^Usage: npm run drey -- users <command>/],
+      [['users', 'reset-password', '--help'], /^Usage: npm run drey -- users reset-password/],
+      [['help', 'users', 'reset-password'], /^Usage: npm run drey -- users reset-password/],
+    ];
+    for (const [argv, usage] of usages) {
       const result = await run(argv);
-      expect(result).toMatchObject({ code: 0, err: '' });
-      expect(result.out).toMatch(/^Usage: npm run drey -- run <dataset>/);
+      expect({ argv, ...result }).toMatchObject({ argv, code: 0, err: '' });
+      expect(result.out).toMatch(usage);
     }
+    expect((await run(['users', '--help'])).out).toContain('reset-password <name>');
     expect((await run(['users', 'reset-password', '--help'])).out).toContain('--password-stdin');
   });
 
-  it('refuses options a command does not take, and bad values, with exit code 2', async () => {
-    expect(await run(['validate', '--format', 'csv'])).toMatchObject({ code: 2 });
-    expect((await run(['validate', '--format', 'csv'])).err).toMatch(/^validate takes no --format/);
-    expect((await run(['run', 'expenses_by_month', '--format', 'xml'])).err).toMatch(
-      /^--format must be table, csv or json/,
+  it("prints a usage error with that command's usage, not the general one, and exits 2", async () => {
+    const cases: [string[], string, RegExp][] = [
+      [['validate', '--format', 'csv'], 'validate takes no --format', /validate \[--project DIR\]/],
+      [['run', 'x', '--nope'], "Unknown option '--nope'", /run <dataset>/],
+      [['run', '--limit'], "Option '--limit <value>' argument missing", /run <dataset>/],
+      [
+        ['run', 'expenses_by_month', '--format', 'xml'],
+        '--format must be table, csv or json, not "xml"',
+        /run <dataset>/,
+      ],
+      [['run', 'x', '--limit', 'many'], '--limit needs a whole number', /run <dataset>/],
+      [
+        ['run', 'x', '--limit', '100001'],
+        'a table shows at most 100000 rows (it aligns them in memory): --format csv or json prints any number',
+        /run <dataset>/,
+      ],
+      [['run', 'x', '--param', 'nope'], '--param needs name=value, not "nope"', /run <dataset>/],
+      [['run'], 'run needs a dataset name', /run <dataset>/],
+      [['compile', 'a', 'b'], 'unexpected "b"', /compile <dataset>/],
+      [
+        ['run', 'x', '--user', 'bob'],
+        "run takes no --user: run takes its caller from the service's database: --as NAME",
+        /run <dataset>/,
+      ],
+      [['users'], 'users needs a command', /users <command>/],
+      [['users', 'frob'], 'unknown users command "frob"', /users <command>/],
+      [
+        ['users', 'reset-password'],
+        'users reset-password needs a user name',
+        /reset-password <name>/,
+      ],
+    ];
+    for (const [argv, message, usage] of cases) {
+      const result = await run(argv);
+      expect({ argv, code: result.code }).toEqual({ argv, code: 2 });
+      const [first, blank, usageLine] = result.err.split('\n');
+      expect({ argv, first, blank }).toEqual({ argv, first: message, blank: '' });
+      expect(usageLine).toMatch(/^Usage: npm run drey -- /);
+      expect(usageLine).toMatch(usage);
+      expect(result.err).not.toContain('Commands:');
+    }
+  });
+
+  it('lists the problems of the files and of the SQL in one run, grouped, and names what it left unchecked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drey-cli-both-'));
+    cpSync(EXAMPLE, dir, { recursive: true });
+    const edit = (file: string, from: string, to: string) => {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(text).toContain(from);
+      writeFileSync(join(dir, file), text.replace(from, to));
+    };
+    edit('project.yml', 'name: expenses', 'name: Expenses');
+    // max_filter, which only expenses_by_month reads: that model cannot be rendered, so it is left out.
+    edit(
+      'project.yml',
+      'widget: number\n    label: Amounts Less Than',
+      'widget: nmber\n    label: Amounts Less Than',
     );
-    expect((await run(['run'])).err).toMatch(/^run needs a dataset name/);
-    expect((await run(['compile', 'a', 'b'])).err).toMatch(/^unexpected "b"/);
-    expect((await run(['users'])).code).toBe(2);
+    edit('models/expense_transactions.sql', ', amount\n', ', e.amountt\n');
+    edit('models/expenses_grouped.sql', 'SELECT {{', 'SELEC {{');
+    const result = await run(['validate', '--project', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    expect(result.err.split('\n').filter((line) => !line.startsWith('        '))).toEqual([
+      'The project is invalid (4 problems):',
+      '  in its files (2):',
+      '    project.yml at name: must be a lowercase name (letters, digits, _ or -)',
+      '    project.yml at parameters[8].widget: must be one of single_select, multi_select, date, date_range, number, number_range, text',
+      '  in its SQL (2):',
+      '    models/expense_transactions.sql at line 2, column 54: Binder Error: Referenced table "e" not found!',
+      '    models/expenses_grouped.sql at line 4, column 1: Parser Error: syntax error at or near "SELEC"',
+      '  SQL not checked because of the problems above: models/expenses_by_month.sql',
+    ]);
+  });
+
+  it('leaves out of the SQL check a model whose own file has a problem, and what reads it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drey-cli-model-'));
+    cpSync(EXAMPLE, dir, { recursive: true });
+    // expense_transactions does not load; expenses_grouped reads it and cannot be planned without it.
+    writeFileSync(join(dir, 'models', 'expense_transactions.yml'), 'kind: runtim\n');
+    const sql = join(dir, 'models', 'expenses_by_month.sql');
+    writeFileSync(sql, readFileSync(sql, 'utf8').replace('sum(amount)', 'sum(amout)'));
+    const result = await run(['validate', '--project', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    expect(result.err.split('\n').filter((line) => !line.startsWith('        '))).toEqual([
+      'The project is invalid (4 problems):',
+      '  in its files (3):',
+      '    models/expense_transactions.yml at kind: must be one of build, runtime, dbview, source',
+      `    models/expenses_grouped.sql at line 5: ref('expense_transactions'): no model named "expense_transactions"`,
+      '    project.yml at datasets[2].model: no model named "expense_transactions"',
+      '  in its SQL (1):',
+      '    models/expenses_by_month.sql at line 1, column 19: Binder Error: Referenced column "amout" not found in FROM clause!',
+      '  SQL not checked because of the problems above: models/expenses_grouped.sql',
+    ]);
+  });
+
+  it("reports a build model's failure beside the files' problems", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drey-cli-build-'));
+    cpSync(EXAMPLE, dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'project.yml'),
+      readFileSync(join(dir, 'project.yml'), 'utf8').replace(
+        'major_version: 1',
+        'major_version: x',
+      ),
+    );
+    const sql = join(dir, 'models', 'expense_details.sql');
+    writeFileSync(sql, readFileSync(sql, 'utf8').replace('e.description', 'e.descripton'));
+    const result = await run(['validate', '--project', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    const lines = result.err.split('\n');
+    expect(lines.slice(0, 4)).toEqual([
+      'The project is invalid (2 problems):',
+      '  in its files (1):',
+      '    project.yml at major_version: must be a whole number from 0 up',
+      '  in its SQL (1):',
+    ]);
+    expect(lines[4]).toMatch(/^ {4}the build: .*expense_details.*descripton/);
+  });
+
+  it('says when the SQL cannot be checked at all: project.yml does not read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drey-cli-yaml-'));
+    cpSync(EXAMPLE, dir, { recursive: true });
+    writeFileSync(join(dir, 'project.yml'), 'name: [unclosed\n');
+    const result = await run(['validate', '--project', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^The project is invalid \(1 problem\):\n {2}project\.yml/);
+    expect(result.err).toMatch(/\n {2}SQL not checked: project\.yml must read first$/);
+  });
+
+  describe('run, on a project of more rows than a table shows', () => {
+    let dataDir: string;
+    const env = () => ({ PROJECT_DIR: BENCH, DATA_DIR: dataDir, ORDERS_ROWS: '5000' });
+
+    beforeAll(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'drey-cli-rows-'));
+      expect((await run(['build'], env())).code).toBe(0);
+    });
+    afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+    it('prints every row in csv and json (several chunks of the engine), or --limit of them', async () => {
+      const csv = await run(['run', 'orders_detail', '--format', 'csv'], env());
+      expect(csv).toMatchObject({ code: 0, err: '' });
+      const lines = csv.out.split('\n');
+      expect(lines).toHaveLength(5001);
+      expect(new Set(lines.slice(1)).size).toBe(5000);
+
+      const json = await run(['run', 'orders_detail', '--format', 'json'], env());
+      expect(json).toMatchObject({ code: 0, err: '' });
+      const rows = JSON.parse(json.out) as Record<string, unknown>[];
+      expect(rows).toHaveLength(5000);
+      expect(Object.keys(rows[0]).join(',')).toBe(lines[0]);
+
+      const limited = await run(
+        ['run', 'orders_detail', '--format', 'csv', '--limit', '2100'],
+        env(),
+      );
+      expect(limited.out.split('\n')).toEqual(lines.slice(0, 2101));
+      const some = await run(['run', 'orders_detail', '--format', 'json', '--limit', '3'], env());
+      expect(JSON.parse(some.out)).toEqual(rows.slice(0, 3));
+    });
+
+    it('prints no row for --limit 0: a CSV header, an empty JSON array', async () => {
+      const empty = await run(['run', 'orders_detail', '--format', 'json', '--limit', '0'], env());
+      expect(empty).toEqual({ code: 0, out: '[]', err: '' });
+      const header = await run(['run', 'orders_detail', '--format', 'csv', '--limit', '0'], env());
+      expect(header).toMatchObject({ code: 0, err: '' });
+      expect(header.out.split('\n')).toEqual([expect.stringMatching(/^[a-z_]+(,[a-z_]+)+$/)]);
+    });
+
+    it('shows 100 rows in a table and says how many it left out and how to see them', async () => {
+      const table = await run(['run', 'orders_detail'], env());
+      expect(table).toMatchObject({ code: 0, err: '' });
+      const lines = table.out.split('\n');
+      expect(lines).toHaveLength(2 + 100 + 1);
+      expect(lines.at(-1)).toBe(
+        '(the first 100 of 5000 rows, 4900 left out: --limit 5000 shows them all, --format csv or json prints every row)',
+      );
+      const all = await run(['run', 'orders_detail', '--limit', '5000'], env());
+      expect(all.out.split('\n')).toHaveLength(2 + 5000 + 1);
+      expect(all.out.split('\n').at(-1)).toBe('(5000 rows)');
+    });
   });
 
   describe('run, on a built environment', () => {
@@ -238,7 +434,9 @@ describe('drey CLI', () => {
       const lines = table.out.split('\n');
       expect(lines[1]).toMatch(/^-+( +-+)+$/);
       expect(lines).toHaveLength(6);
-      expect(lines[5]).toBe('(the first 3 rows; --limit shows more)');
+      expect(lines[5]).toBe(
+        '(the first 3 of 12 rows, 9 left out: --limit 12 shows them all, --format csv or json prints every row)',
+      );
 
       const csv = await runRows('expenses_by_month', '--format', 'csv', '--limit', '2');
       expect(csv.out.split('\n')).toHaveLength(3);
@@ -256,6 +454,17 @@ describe('drey CLI', () => {
       expect(bad.code).toBe(1);
       expect(bad.err).toContain('start_date');
       expect((await runRows('nope')).err).toMatch(/^no dataset named "nope"/);
+    });
+
+    it('runs as an anonymous caller: a protected or private dataset is refused, naming --as', async () => {
+      expect(await runRows('expenses_grouped')).toEqual({
+        code: 1,
+        out: '',
+        err: 'the dataset "expenses_grouped" is protected: an anonymous caller may not run it (run it --as NAME, any user)',
+      });
+      expect((await runRows('expense_transactions', '--format', 'csv')).err).toBe(
+        'the dataset "expense_transactions" is private: an anonymous caller may not run it (run it --as NAME, an administrator)',
+      );
     });
   });
 });

@@ -1,28 +1,21 @@
 import { resolve } from 'node:path';
-import {
-  CliArgs,
-  EXIT,
-  helpText,
-  isUsersCommand,
-  parseArgs,
-  USAGE,
-  UsageError,
-} from '@/cli/cli-args';
+import { CliArgs, EXIT, helpText, isUsersCommand, parseArgs, UsageError } from '@/cli/cli-args';
 import { build, compile, EngineSetup, Output, run, validate } from '@/cli/cli-commands';
-import { loadConfig } from '@/config/config';
+import { AppConfig, loadConfig } from '@/config/config';
 import { loadEnvFile } from '@/config/env-file';
 import type { Env } from '@/engine/connections/connection-registry';
 import { loadProject } from '@/core/project/project-loader';
+import { SERVICE_VERSION } from '@/common/service-version';
 
 export interface CliOutput extends Output {
   err(line: string): void;
-  /** Standard input, for `users reset-password|add --password-stdin`. */
+  /** Standard input, for `users reset-password --password-stdin`. */
   readInput?(): Promise<string>;
 }
 
 /**
  * The command line for project authors and operators: `npm run drey -- <command>` (`--help` lists them).
- * It uses the loader and the engine directly, without Nest, Redis or a server; only the `users` commands
+ * It uses the loader and the engine directly, without Nest, Redis or a server; only `users` and `run --as`
  * open the service's database. Returns the exit code ({@link EXIT}).
  */
 export async function main(argv: readonly string[], given: Env, output: CliOutput) {
@@ -30,6 +23,10 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
     const args = parseArgs(argv);
     if (args.command === 'help') {
       output.out(helpText(args.helpFor));
+      return EXIT.ok;
+    }
+    if (args.command === 'version') {
+      output.out(`drey ${SERVICE_VERSION}`);
       return EXIT.ok;
     }
     // The process's environment, completed from .env as the service's is.
@@ -51,14 +48,15 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
     }
     await projectCommand(
       args,
-      config.projectDir,
+      config,
       { dataDir: config.dataDir, env, limits: config.engine },
       output,
     );
     return EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) {
-      output.err(`${error.message}\n\n${USAGE}`);
+      // The usage of the command meant, when it is known: the general one would not show its options.
+      output.err(`${error.message}\n\n${helpText(error.topic)}`);
       return EXIT.usage;
     }
     // Project, config, template and build errors carry messages written for the reader: no stack trace.
@@ -69,21 +67,27 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
 
 async function projectCommand(
   args: CliArgs,
-  projectDir: string,
+  config: AppConfig,
   options: EngineSetup,
   output: Output,
 ): Promise<void> {
-  const project = loadProject(args.project ? resolve(args.project) : projectDir);
+  const dir = args.project ? resolve(args.project) : config.projectDir;
+  // validate reads the folder itself: it goes on past the problems of its files to check the SQL.
+  if (args.command === 'validate') return validate(dir, options, output);
+  const project = loadProject(dir);
   switch (args.command) {
-    case 'validate':
-      return validate(project, options, output);
     case 'build':
       return build(project, options, output);
     case 'compile':
       return compile(project, args, options, output);
-    case 'run':
-      return run(project, args, options, output);
+    case 'run': {
+      if (args.as === null) return run(project, args, options, output);
+      // Loaded only here, as the users commands are: the database layer is needed for --as alone.
+      const { callerOf } = await import('./service-database');
+      return run(project, args, options, output, await callerOf(config, project, args.as));
+    }
     case 'help':
+    case 'version':
     case 'dev':
     case 'reset-password':
     case 'users add':
@@ -93,20 +97,10 @@ async function projectCommand(
   }
 }
 
-/** More than a password could be (256 characters of up to 4 bytes, a line break): not read further. */
-const MAX_STDIN_BYTES = 4096;
-
-/** Standard input, whole (it holds a password: bounded). */
+/** Standard input, whole. */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of process.stdin) {
-    bytes += (chunk as Buffer).length;
-    if (bytes > MAX_STDIN_BYTES) {
-      throw new Error(`standard input holds more than ${MAX_STDIN_BYTES} bytes: not a password`);
-    }
-    chunks.push(chunk as Buffer);
-  }
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -124,6 +118,10 @@ if (require.main === module) {
     // A progress bar redrawn in place, on a terminal only (a log file gets one line per model).
     status: process.stderr.isTTY ? (line) => process.stderr.write(`\r\x1b[K${line}`) : undefined,
     readInput: readStdin,
+    drained: () =>
+      process.stdout.writableNeedDrain
+        ? new Promise((resolve) => process.stdout.once('drain', resolve))
+        : Promise.resolve(),
   }).then((code) => {
     process.exitCode = code;
   });

@@ -1,5 +1,4 @@
-import type { JsonValue, QueryResult } from '@/engine/query/query-result';
-import { rowObjects } from '@/engine/query/query-result';
+import type { JsonValue, QueryResult, ResultColumn } from '@/engine/query/query-result';
 
 /** A value as a cell of text: nulls empty in CSV, `NULL` in a table; objects and lists as JSON. */
 function cellText(value: JsonValue, nullText: string): string {
@@ -13,7 +12,7 @@ function csvField(text: string): string {
 }
 
 /** Columns padded to their widest cell; numbers right-aligned. */
-function table(result: Pick<QueryResult, 'columns' | 'rows'>): string[] {
+export function tableLines(result: Pick<QueryResult, 'columns' | 'rows'>): string[] {
   const header = result.columns.map((column) => column.name);
   const cells = result.rows.map((row) => row.map((value) => cellText(value, 'NULL')));
   const numeric = result.columns.map((column) =>
@@ -32,20 +31,62 @@ function table(result: Pick<QueryResult, 'columns' | 'rows'>): string[] {
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)];
 }
 
-/** The rows of a result as lines of text: an aligned table, CSV with a header, or a JSON array of objects. */
+/** The header line of a CSV export. */
+export function csvHeader(columns: readonly ResultColumn[]): string {
+  return columns.map((column) => csvField(column.name)).join(',');
+}
+
+/** One row of a CSV export; nulls are empty fields. */
+export function csvLine(values: readonly JsonValue[]): string {
+  return values.map((value) => csvField(cellText(value, ''))).join(',');
+}
+
+/** One row of a JSON export: an object keyed by column name, on one line. */
+export function jsonRow(columns: readonly ResultColumn[], values: readonly JsonValue[]): string {
+  const object: Record<string, JsonValue> = {};
+  columns.forEach((column, index) => {
+    object[column.name] = values[index];
+  });
+  return JSON.stringify(object);
+}
+
+/**
+ * A JSON array written row by row, one object per line: the comma after a row is known only once the
+ * next one comes, so the last row seen is held back until then.
+ */
+export class JsonArrayWriter {
+  private held: string | undefined;
+
+  /** The lines ready to print after adding `row`. */
+  add(row: string): string[] {
+    const ready = this.held === undefined ? ['['] : [`  ${this.held},`];
+    this.held = row;
+    return ready;
+  }
+
+  /** The last lines: the held row and the closing bracket, or `[]` for no row at all. */
+  end(): string[] {
+    return this.held === undefined ? ['[]'] : [`  ${this.held}`, ']'];
+  }
+}
+
+/**
+ * A whole, small result as lines of text (`users list`): an aligned table, CSV with a header, or a JSON
+ * array with one object per line, as `run` prints them row by row.
+ */
 export function formatRows(
   result: Pick<QueryResult, 'columns' | 'rows'>,
   format: 'table' | 'csv' | 'json',
 ): string[] {
   switch (format) {
     case 'table':
-      return table(result);
+      return tableLines(result);
     case 'csv':
-      return [
-        result.columns.map((column) => csvField(column.name)).join(','),
-        ...result.rows.map((row) => row.map((value) => csvField(cellText(value, ''))).join(',')),
-      ];
-    case 'json':
-      return [JSON.stringify(rowObjects(result), null, 2)];
+      return [csvHeader(result.columns), ...result.rows.map(csvLine)];
+    case 'json': {
+      const writer = new JsonArrayWriter();
+      const lines = result.rows.flatMap((row) => writer.add(jsonRow(result.columns, row)));
+      return [...lines, ...writer.end()];
+    }
   }
 }

@@ -11,7 +11,7 @@ import { orderModels } from '@/core/project/model-graph';
 import { loadModelFiles } from '@/core/project/model-files';
 import { Project } from '@/core/project/project';
 import { parseParameterDefinitions } from '@/core/parameters/parse-definitions';
-import { ProjectError, Problems } from '@/core/project/project-errors';
+import { ProjectError, ProjectProblem, Problems } from '@/core/project/project-errors';
 import { parseUserFields } from '@/core/project/user-fields';
 import { checkKeys, FileContext, isMapping } from '@/core/project/yaml-fields';
 import { readYaml } from '@/core/project/yaml-file';
@@ -37,20 +37,46 @@ export { readYaml };
  * `seeds/`. Pure apart from reading files; throws {@link ProjectError} carrying every problem found.
  */
 export function loadProject(dirInput: string): Project {
+  const { problems, project } = readProject(dirInput);
+  if (problems.length > 0 || !project) throw new ProjectError(problems);
+  return project;
+}
+
+/** A project folder as read: every problem, and the project assembled from the parts that loaded. */
+export interface ProjectReading {
+  problems: ProjectProblem[];
+  /** Undefined when project.yml itself does not read; else whole when there is no problem. */
+  project?: Project;
+  /** Every parameter name written in project.yml, those that did not parse included. */
+  declaredParameters: string[];
+}
+
+/**
+ * Reads the project folder as {@link loadProject} does, without throwing: `validate` checks the SQL of the
+ * parts that loaded in the same run as it reports the others' problems.
+ */
+export function readProject(dirInput: string): ProjectReading {
   const dir = resolve(dirInput);
   const problems = new Problems();
   if (!existsSync(dir)) {
-    throw new ProjectError([{ file: dir, path: '', message: 'project folder not found' }]);
+    return {
+      problems: [{ file: dir, path: '', message: 'project folder not found' }],
+      declaredParameters: [],
+    };
   }
   const manifest = readYaml(dir, MANIFEST, problems);
-  problems.throwIfAny();
+  if (problems.list.length > 0) return { problems: problems.list, declaredParameters: [] };
   if (!isMapping(manifest)) {
-    throw new ProjectError([{ file: MANIFEST, path: '', message: 'must be a mapping' }]);
+    return {
+      problems: [{ file: MANIFEST, path: '', message: 'must be a mapping' }],
+      declaredParameters: [],
+    };
   }
   const at: FileContext = { file: MANIFEST, problems };
 
   const name = manifest.name;
-  if (typeof name !== 'string' || !NAME.test(name)) {
+  const nameOk = typeof name === 'string' && NAME.test(name);
+  if (!nameOk) {
     problems.add(MANIFEST, 'name', 'must be a lowercase name (letters, digits, _ or -)');
   }
   const label = manifest.label ?? name;
@@ -58,17 +84,19 @@ export function loadProject(dirInput: string): Project {
   const description = manifest.description ?? '';
   if (typeof description !== 'string') problems.add(MANIFEST, 'description', 'must be a string');
   const majorVersion = manifest.major_version;
-  if (typeof majorVersion !== 'number' || !Number.isInteger(majorVersion) || majorVersion < 0) {
-    problems.add(MANIFEST, 'major_version', 'must be a whole number from 0 up');
-  }
+  const majorOk =
+    typeof majorVersion === 'number' && Number.isInteger(majorVersion) && majorVersion >= 0;
+  if (!majorOk) problems.add(MANIFEST, 'major_version', 'must be a whole number from 0 up');
   checkKeys(at, '', manifest, MANIFEST_KEYS);
   const userFields = parseUserFields(manifest.user_fields, MANIFEST, problems);
   const connections = parseConnections(at, manifest.connections);
   const parameters = parseParameterNames(at, manifest.parameters);
 
   const models = orderModels(loadModelFiles(dir, problems), connections, problems);
-  // A model file that does not parse leaves its model out: what names it would only repeat that problem.
-  if (problems.unparsed) problems.throwIfAny();
+  // A model file that does not parse leaves its model out: what names it would only repeat that problem,
+  // so the rest is read for the partial project only, its problems left unreported.
+  const reported = problems.list.length;
+  const unparsed = problems.unparsed;
   const modelNames = new Set(models.map((model) => model.name));
   const datasets = parseDatasets(at, manifest.datasets, parameters.names, modelNames);
   const rawDatasets = Array.isArray(manifest.datasets) ? (manifest.datasets as unknown[]) : [];
@@ -81,22 +109,27 @@ export function loadProject(dirInput: string): Project {
     userFields,
     problems,
   });
-  problems.throwIfAny();
 
   return {
-    dir,
-    manifestFile: MANIFEST,
-    name: name as string,
-    label: label as string,
-    description: description as string,
-    majorVersion: majorVersion as number,
-    userFields,
-    connections,
-    models,
-    parameterDefinitions: parameters.definitions,
-    parameters: parameterSpecs,
-    datasets,
-    dashboards,
+    problems: unparsed ? problems.list.slice(0, reported) : problems.list,
+    declaredParameters: parameters.definitions
+      .map((raw) => (isMapping(raw) ? raw.name : undefined))
+      .filter((raw): raw is string => typeof raw === 'string'),
+    project: {
+      dir,
+      manifestFile: MANIFEST,
+      name: nameOk ? name : 'project',
+      label: typeof label === 'string' ? label : '',
+      description: typeof description === 'string' ? description : '',
+      majorVersion: majorOk ? majorVersion : 0,
+      userFields,
+      connections,
+      models,
+      parameterDefinitions: parameters.definitions,
+      parameters: parameterSpecs,
+      datasets,
+      dashboards,
+    },
   };
 }
 
