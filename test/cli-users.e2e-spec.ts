@@ -63,24 +63,25 @@ describe('drey users, beside a running service', () => {
   });
 
   it.each([
-    [['mia'], 'mia-twelve-chars', 'User "mia" already exists'],
+    [['mia'], 'User "mia" already exists', 'mia-twelve-chars'],
     [
       ['ann'],
-      'eleven-char',
       'The password must be at least 12 characters long (PASSWORD_MIN_LENGTH)',
+      'eleven-char',
     ],
     [
       ['ann', '--user-field', 'colour=red'],
-      'ann-long-password',
       '"colour" is not a user field of the project (it has: role)',
+      'ann-long-password',
     ],
     [
       ['ann', '--user-field', 'role=boss'],
-      'ann-long-password',
       'Field "role" must be one of manager, employee',
+      'ann-long-password',
     ],
-    [['a b'], 'ann-long-password', 'Field "username" must be 1-64 letters'],
-  ])('refuses users add %j (exit 1, a line that says why)', async (words, input, why) => {
+    [['a b'], 'Field "username" must be 1-64 letters', 'ann-long-password'],
+    [['ann'], 'standard input holds more than 4096 bytes: not a password', 'x'.repeat(5000)],
+  ])('refuses users add %j: "%s" (exit 1)', async (words, why, input) => {
     const ran = await drey(['users', 'add', ...words, '--password-stdin'], env, { input });
     expect(ran.code).toBe(1);
     expect(ran.stdout).toBe('');
