@@ -1,7 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { basename, isAbsolute, join, relative, sep } from 'node:path';
+import { join, relative } from 'node:path';
 import { watch } from 'chokidar';
 import { checkSql } from '@/cli/cli-commands';
+import { ignored } from '@/cli/watch-ignore';
 import type { CliOutput } from '@/cli/drey';
 import type { Env } from '@/engine/connections/connection-registry';
 import type { EngineLimits } from '@/engine/duckdb/duckdb-instance';
@@ -72,30 +73,6 @@ export async function dev(
     process.off('SIGINT', forward);
     process.off('SIGTERM', forward);
   }
-}
-
-/**
- * Paths whose changes are not the author's: version control, dependencies, the service's own data folder,
- * and editors' scratch files (vim's swap files and its `4913` probe, backups ending in `~`, Emacs' locks).
- */
-export function ignored(projectDir: string, dataDir: string | undefined, path: string): boolean {
-  if (dataDir && within(dataDir, path)) return true;
-  const inProject = relative(projectDir, path);
-  if (!inProject || inProject.startsWith('..') || isAbsolute(inProject)) return false;
-  if (inProject.split(sep).some((part) => part === '.git' || part === 'node_modules')) return true;
-  const name = basename(path);
-  return (
-    name === '4913' ||
-    name.endsWith('~') ||
-    /\.sw[a-p]$/.test(name) ||
-    name.startsWith('.#') ||
-    (name.startsWith('#') && name.endsWith('#'))
-  );
-}
-
-function within(folder: string, path: string): boolean {
-  const inside = relative(folder, path);
-  return inside === '' || (!inside.startsWith('..') && !isAbsolute(inside));
 }
 
 async function rebuild(
