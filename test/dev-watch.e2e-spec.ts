@@ -61,7 +61,7 @@ describe('drey dev sees every way a file is saved', () => {
   let original: string;
   let dev: Dev;
   let api: Api;
-  let drop: () => Promise<void>;
+  let drop: (() => Promise<void>) | undefined;
 
   /** The model with one more column, `name`, so that the served build shows which save was taken. */
   const withColumn = (name: string) =>
@@ -114,9 +114,14 @@ describe('drey dev sees every way a file is saved', () => {
   }, 90000);
 
   afterAll(async () => {
-    dev.child.kill('SIGTERM');
-    await new Promise((resolve) => dev.child.once('close', resolve));
-    await drop();
+    // Also after a failed start: whatever was started is stopped, whatever was made is removed.
+    const child = (dev as Dev | undefined)?.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const closed = new Promise((resolve) => child.once('close', resolve));
+      child.kill('SIGTERM');
+      await closed;
+    }
+    await drop?.();
     dir.remove();
   }, 30000);
 
