@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { JsonLogger } from '@/common/json-logger';
+import { SERVICE_VERSION } from '@/common/service-version';
 import { ConfigError, loadConfig } from '@/config/config';
 import { EnvFileError, loadEnvFile } from '@/config/env-file';
 import { startEmbeddedPostgres } from '@/database/embedded-postgres';
@@ -19,6 +20,14 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const logger = new JsonLogger(config.logLevel);
+  // Said before the slow steps (the embedded database's first start, loading Nest's modules: up to 20 s on a
+  // first run), so that an operator sees at once that the service is coming up, which one, and its pid.
+  logger.emit('info', 'starting', {
+    version: SERVICE_VERSION,
+    projectDir: config.projectDir,
+    pid: process.pid,
+  });
   // The project is checked before Nest starts, so that an invalid one is the clean list of its problems
   // (Nest would log the error with a stack trace first, from the module that loads it).
   try {
@@ -35,7 +44,6 @@ async function main(): Promise<void> {
   if (!config.databaseUrl) startEmbeddedPostgres(config.dataDir).catch(() => undefined);
   const { createApp } = await import('./app');
   const { installShutdown } = await import('./common/shutdown');
-  const logger = new JsonLogger(config.logLevel);
   try {
     const app = await createApp(config, logger);
     installShutdown(app, logger, config.shutdownTimeoutMs);

@@ -105,11 +105,14 @@ describe('dashboards over HTTP', () => {
       expect(current.body).toEqual({
         statusCode: 404,
         error: 'not_found',
-        message: 'No dashboard named "nope"',
+        // An anonymous caller is told of the public dashboards only.
+        message: 'No dashboard named "nope"; the dashboards you can open are "expenses_report"',
       });
       const legacy = await api.get(`${L}/dashboard/nope`);
       expect(legacy.status).toBe(404);
-      expect(legacy.body).toEqual({ detail: 'No dashboard named "nope"' });
+      expect(legacy.body).toEqual({
+        detail: 'No dashboard named "nope"; the dashboards you can open are "expenses_report"',
+      });
       const bad = await api.get(`${P}/dashboards/expenses_report/results?start_date=yesterday`);
       expect(bad.status).toBe(400);
       expect(bad.body.error).toBe('invalid_parameter_selection');

@@ -1,7 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { FSWatcher, watch } from 'node:fs';
 import { join, relative } from 'node:path';
+import { watch } from 'chokidar';
 import { checkSql } from '@/cli/cli-commands';
+import { ignored } from '@/cli/watch-ignore';
 import type { CliOutput } from '@/cli/drey';
 import type { Env } from '@/engine/connections/connection-registry';
 import type { EngineLimits } from '@/engine/duckdb/duckdb-instance';
@@ -9,37 +10,56 @@ import { loadProject } from '@/core/project/project-loader';
 
 /** Changes within this long of each other make one rebuild (an editor saves several files at once). */
 const SETTLE_MS = 300;
+/** At most this many changed files are named in one "changed:" line; a checkout can touch hundreds. */
+const NAMED_CHANGES = 20;
 
 /**
  * `drey dev`: serves the project as `npm start` does, in a child process, and watches its folder. On a
  * change it checks the project whole (files and SQL, as `validate`) and prints the problems, or asks the
- * server to rebuild (SIGHUP), which reads the folder again and switches to it. Node's own recursive
- * `fs.watch` (inotify on Linux, supported since Node 19.1) is enough here: no watcher package.
+ * server to rebuild (SIGHUP), which reads the folder again and switches to it.
+ *
+ * The watcher is chokidar, not Node's recursive `fs.watch`: on Linux, Node 20 watches each file's inode,
+ * so a file saved by rename (vim, `sed -i`, most IDEs' "safe write") was never seen again. chokidar
+ * watches the folders, re-attaches to a path that is replaced, and picks up new files and folders.
+ * `dataDir` is left out when it lies inside the project, or every build would trigger the next one.
  */
 export async function dev(
   projectDir: string,
   env: Env,
   limits: EngineLimits,
   output: CliOutput,
+  dataDir?: string,
 ): Promise<number> {
   const server = spawn(process.execPath, [join(__dirname, '..', 'main.js')], {
     env: { ...env, PROJECT_DIR: projectDir },
     stdio: 'inherit',
   });
   const say = (line: string) => output.err(`drey dev: ${line}`);
-  say(`watching ${projectDir}; a change is checked, then built and served`);
   let timer: NodeJS.Timeout | undefined;
   let checking = Promise.resolve();
   const changed = new Set<string>();
-  const watcher: FSWatcher = watch(projectDir, { recursive: true }, (_event, file) => {
-    if (file) changed.add(String(file));
+  const watcher = watch(projectDir, {
+    ignoreInitial: true,
+    ignored: (path: string) => ignored(projectDir, dataDir, path),
+    // A save by rename shows as unlink + add of one path: chokidar reports it as one change.
+    atomic: true,
+  });
+  watcher.on('all', (_event, path) => {
+    if (changed.size <= NAMED_CHANGES) changed.add(relative(projectDir, path) || '.');
     clearTimeout(timer);
     timer = setTimeout(() => {
-      const files = [...changed].map((name) => relative(projectDir, join(projectDir, name)));
+      const files = [...changed];
       changed.clear();
       checking = checking.then(() => rebuild(projectDir, env, limits, server, files, say, output));
     }, SETTLE_MS);
   });
+  watcher.on('error', (error) =>
+    say(`watching failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  // Said once the folder is scanned: a change made before this line could be missed.
+  watcher.once('ready', () =>
+    say(`watching ${projectDir}; a change is checked, then built and served`),
+  );
   const forward = (signal: NodeJS.Signals) => server.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
@@ -49,7 +69,7 @@ export async function dev(
     );
   } finally {
     clearTimeout(timer);
-    watcher.close();
+    await watcher.close();
     process.off('SIGINT', forward);
     process.off('SIGTERM', forward);
   }
@@ -64,7 +84,11 @@ async function rebuild(
   say: (line: string) => void,
   output: CliOutput,
 ): Promise<void> {
-  say(`changed: ${files.join(', ') || 'the project folder'}; checking`);
+  const named =
+    files.length > NAMED_CHANGES
+      ? `${files.slice(0, NAMED_CHANGES).join(', ')} and more`
+      : files.join(', ');
+  say(`changed: ${named || 'the project folder'}; checking`);
   try {
     await checkSql(loadProject(projectDir), env, limits);
   } catch (error) {

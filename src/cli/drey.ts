@@ -44,7 +44,7 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
       const { dev } = await import('./dev-command');
       const projectDir = args.project ? resolve(args.project) : config.projectDir;
       loadProject(projectDir);
-      return await dev(projectDir, env, config.engine, output);
+      return await dev(projectDir, env, config.engine, output, config.dataDir);
     }
     await projectCommand(
       args,

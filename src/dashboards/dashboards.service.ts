@@ -82,7 +82,7 @@ export class DashboardsService {
     name: string,
     request: ParameterRequest,
   ): Promise<RenderedDashboard> {
-    const dashboard = findItem(this.project, 'dashboard', name);
+    const dashboard = findItem(this.project, 'dashboard', name, caller);
     requireScope(dashboard.scope, caller, `the dashboard "${dashboard.name}"`);
     const owner = slotOwner(caller.username, currentRequest()?.address);
     return this.slots.run('render', owner, () => this.renderAs(dashboard, caller, request));

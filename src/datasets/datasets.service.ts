@@ -235,7 +235,7 @@ export class DatasetsService {
     name: string,
     request: ParameterRequest,
   ): Promise<Resolved> {
-    const dataset = findItem(this.project, 'dataset', name);
+    const dataset = findItem(this.project, 'dataset', name, caller);
     requireScope(dataset.scope, caller, `the dataset "${dataset.name}"`);
     const catalog = await this.parameters.catalog();
     const view = callerView(caller);

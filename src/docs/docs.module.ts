@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RedocController } from '@/docs/redoc.controller';
+import { RootController } from '@/docs/root.controller';
 
-@Module({ controllers: [RedocController] })
+@Module({ controllers: [RedocController, RootController] })
 export class DocsModule {}

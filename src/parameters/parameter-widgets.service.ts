@@ -42,7 +42,7 @@ export class ParameterWidgetsService {
     request: ParameterRequest,
     options: ItemParametersOptions = {},
   ): Promise<WidgetJson[]> {
-    const item = findItem(this.project, kind, name);
+    const item = findItem(this.project, kind, name, caller);
     requireScope(item.scope, caller, `the ${kind} "${item.name}"`);
     if (options.atMostOneSelection) checkAtMostOneSelection(request, item.parameters);
     const catalog = await this.parameters.catalog();

@@ -1,3 +1,4 @@
+import { listSome } from '@/core/listing';
 import type { Decimal } from '@/core/parameters/decimal';
 import {
   OptionDefinition,
@@ -97,13 +98,9 @@ function evaluateSelect(
     const selected = ids.map((id) => {
       const option = find(id);
       if (option) return option;
-      // An option hidden from this caller is reported as absent: its existence is not the caller's business.
-      const excluded = visible.some((candidate) => candidate.id === id);
       throw invalidSelection(
         def.name,
-        excluded
-          ? `option ${shown(id)} is not available for the current selection of "${def.parent}"`
-          : `option ${shown(id)} does not exist`,
+        `${whyNot(def, visible, id, caller)}; ${choices(available)}`,
       );
     });
     return def.widget === 'single_select'
@@ -117,6 +114,32 @@ function evaluateSelect(
   return def.widget === 'single_select'
     ? { widget: def.widget, available, selected: chosen[0] ?? available[0] ?? null }
     : { widget: def.widget, available, selected: chosen };
+}
+
+/**
+ * Why an id cannot be chosen. The caller named the id: saying that it is restricted tells them nothing they
+ * did not write, and spares them looking for a typo (what "does not exist" sent them to).
+ */
+function whyNot(
+  def: SelectDefinition,
+  visible: readonly OptionDefinition[],
+  id: string,
+  caller: CallerView,
+): string {
+  if (visible.some((candidate) => candidate.id === id))
+    return `option ${shown(id)} is not available for the current selection of "${def.parent}"`;
+  if (def.options.some((candidate) => candidate.id === id))
+    return caller.username === null
+      ? `option ${shown(id)} is not available without signing in`
+      : `option ${shown(id)} is not available to you`;
+  return `option ${shown(id)} does not exist`;
+}
+
+/** The ids this caller may choose now, and only those: an option hidden from them is never named. */
+function choices(available: readonly OptionDefinition[]): string {
+  return available.length === 0
+    ? 'no option can be chosen now'
+    : `the options are ${listSome(available.map((option) => option.id))}`;
 }
 
 function evaluateValue(

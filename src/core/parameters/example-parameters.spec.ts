@@ -175,11 +175,38 @@ describe('the example project', () => {
     expect(groupBy(EMPLOYEE)).toMatchObject({ selected_id: 'day' });
   });
 
-  it('refuses the manager-only option to an employee as if it did not exist', () => {
+  it('refuses the manager-only option to an employee as not theirs, and lists only what they may choose', () => {
     const request = parseQuerySelections({ group_by: 'trans' });
     expect(() => catalog.widgets(GROUPED, request, EMPLOYEE)).toThrow(
-      'Parameter "group_by": option "trans" does not exist',
+      'Parameter "group_by": option "trans" is not available to you; ' +
+        'the options are "day", "month", "cat", "subcat"',
     );
+    expect(() => catalog.widgets(GROUPED, request, ANONYMOUS)).toThrow(
+      'Parameter "group_by": option "trans" is not available without signing in; ' +
+        'the options are "day", "month", "cat", "subcat"',
+    );
+  });
+
+  it('lists the options a caller may choose after an unknown id, never a restricted one', () => {
+    const request = parseQuerySelections({ group_by: 'weekday' });
+    expect(() => catalog.widgets(GROUPED, request, EMPLOYEE)).toThrow(
+      'Parameter "group_by": option "weekday" does not exist; the options are "day", "month", "cat", "subcat"',
+    );
+    expect(() => catalog.widgets(GROUPED, request, MANAGER)).toThrow(
+      'the options are "trans", "day", "month", "cat", "subcat"',
+    );
+  });
+
+  it('echoes at most the start of a long unknown id', () => {
+    const request = parseQuerySelections({ group_by: 'x'.repeat(5000) });
+    let message = '';
+    try {
+      catalog.widgets(GROUPED, request, EMPLOYEE);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain(`option "${'x'.repeat(100)}"... (5000 characters) does not exist`);
+    expect(message.length).toBeLessThan(300);
   });
 
   it('enables limit only when group_by is trans', () => {

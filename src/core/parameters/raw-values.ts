@@ -74,13 +74,27 @@ export const INPUT_TYPE_FORMS: Record<TextInputType, string> = {
   color: 'a colour #rrggbb',
 };
 
-/** For messages: a value as the person wrote it, quoted when it is text. */
+/** At most this many characters of a caller's value are echoed in a message. */
+const SHOWN_AT_MOST = 100;
+
+/**
+ * For messages: a value as the person wrote it, quoted when it is text, and cut after
+ * {@link SHOWN_AT_MOST} characters: a message never echoes a long input back whole.
+ */
 export function shown(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'bigint') return value.toString();
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
+  if (typeof value === 'string') {
+    if (value.length <= SHOWN_AT_MOST) return JSON.stringify(value);
+    let start = value.slice(0, SHOWN_AT_MOST);
+    // Not inside a surrogate pair: half of one would print as an escape.
+    if (/[\uD800-\uDBFF]$/.test(start)) start = start.slice(0, -1);
+    return `${JSON.stringify(start)}... (${value.length} characters)`;
   }
+  if (typeof value === 'bigint') return value.toString();
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length <= SHOWN_AT_MOST ? text : `${text.slice(0, SHOWN_AT_MOST)}...`;
 }
