@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CliArgs } from '@/cli/cli-args';
 import type { CliOutput } from '@/cli/drey';
 import type { AppConfig } from '@/config/config';
-import { Database } from '@/database/database';
+import { openServiceDatabase } from '@/cli/service-database';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
 import { UsersRepository } from '@/database/tables/users.repository';
 import { hashPassword } from '@/users/passwords';
@@ -10,8 +10,8 @@ import { hashPassword } from '@/users/passwords';
 const MIN_LENGTH = 8;
 
 /**
- * `users reset-password <name>`: sets the password in the service's database (migrated first, as a start
- * would), records it in the audit log (actor `cli`), and prints a generated password once.
+ * `users reset-password <name>`: sets the password in the service's database (service-database.ts: beside
+ * a running server, through its database), records it in the audit log (actor `cli`), and prints a generated password once.
  */
 export async function resetPassword(
   config: AppConfig,
@@ -29,11 +29,7 @@ export async function resetPassword(
   } else {
     password = randomBytes(12).toString('base64url');
   }
-  const database = await Database.open({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    migrate: true,
-  });
+  const database = await openServiceDatabase(config, 'drey users reset-password', output);
   try {
     const users = new UsersRepository(database.dataSource);
     const user = await users.findByUsername(username);
