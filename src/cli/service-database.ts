@@ -28,7 +28,11 @@ export async function openServiceDatabase(
   output: CliOutput,
 ): Promise<Database> {
   if (config.databaseUrl) {
-    return Database.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: true });
+    return Database.open({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      migrate: true,
+    });
   }
   // A few rounds at most: a server may take the lock between our look and our own attempt, or stop while
   // we wait for its port.

@@ -98,7 +98,9 @@ async function serve(dir: string): Promise<void> {
     const handler = new PGLiteSocketHandler({
       // The handler calls enqueue, clearQueueForHandler and clearTransactionIfNeeded, which the gate has;
       // the declared type is pglite-socket's own queue class, whose private fields no other class can match.
-      queryQueue: gate as unknown as ConstructorParameters<typeof PGLiteSocketHandler>[0]['queryQueue'],
+      queryQueue: gate as unknown as ConstructorParameters<
+        typeof PGLiteSocketHandler
+      >[0]['queryQueue'],
       closeOnDetach: true,
     });
     handlers.add(handler);

@@ -71,7 +71,11 @@ export class SessionGate {
   }
 
   /** pglite-socket's handler calls these three (it was written against its own queue manager). */
-  enqueue(client: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+  enqueue(
+    client: number,
+    message: Uint8Array,
+    onData: (data: Uint8Array) => void,
+  ): Promise<number> {
     const type = typeOf(message);
     // Parse ('P'): int32 length, then the statement's name (empty for the unnamed statement).
     if (type === 'P' && message.length > 5 && message[5] !== 0) this.named.add(client);
