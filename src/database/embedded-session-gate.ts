@@ -78,7 +78,7 @@ export class SessionGate {
   ): Promise<number> {
     const type = typeOf(message);
     // Parse ('P'): int32 length, then the statement's name (empty for the unnamed statement).
-    if (type === 'P' && message.length > 5 && message[5] !== 0) this.named.add(client);
+    const named = type === 'P' && message.length > 5 && message[5] !== 0;
     return new Promise((resolve, reject) => {
       this.queue.push({
         client,
@@ -93,6 +93,10 @@ export class SessionGate {
               },
             }),
           );
+          if (named) this.named.add(client);
+          // Terminate: a pool closing an idle connection says so before the socket closes, and before it
+          // opens the next one; leaving here resets the session before that one's first message.
+          if (type === 'X') this.leave(client);
           return bytes;
         },
         resolve,
@@ -113,19 +117,24 @@ export class SessionGate {
 
   /** Called when a client's connection ends: its open transaction is rolled back, the session freed. */
   async clearTransactionIfNeeded(client: number): Promise<void> {
-    if (this.closed.has(client)) return;
-    this.closed.add(client);
-    this.attached.delete(client);
-    this.named.delete(client);
-    // Its leftovers (statements, settings) matter to nobody, unless a client that relies on its own
-    // named statements still uses the session (then the leftovers are those of a client without any).
-    if (this.named.size === 0) this.enqueueReset();
+    this.leave(client);
     if (this.owner === client && !this.running) await this.free();
     void this.process();
   }
 
-  private enqueueReset(): void {
-    this.queue.push({
+  private leave(client: number): void {
+    if (this.closed.has(client)) return;
+    this.closed.add(client);
+    this.attached.delete(client);
+    this.named.delete(client);
+    // Its leftovers (statements, settings) matter to nobody, unless a client that relies on its own named
+    // statements still uses the session (then the leftovers are those of a client without any). The reset
+    // goes first in line: a client already waiting may be about to prepare the same names again.
+    if (this.named.size === 0) this.enqueueReset(true);
+  }
+
+  private enqueueReset(first = false): void {
+    const reset: Item = {
       client: RESET,
       endsCycle: true,
       run: async () => {
@@ -137,7 +146,9 @@ export class SessionGate {
       },
       resolve: () => undefined,
       reject: (error) => this.onResetFailure(error),
-    });
+    };
+    if (first) this.queue.unshift(reset);
+    else this.queue.push(reset);
   }
 
   /** Ends the owner's turn; a transaction it left open (it disconnected inside one) is rolled back. */
