@@ -35,14 +35,15 @@ class RecordingSession implements GatedDatabase {
     options: { onRawData: (data: Uint8Array) => void },
   ): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
-    const type = String.fromCharCode(bytes[0] as number);
+    const type = String.fromCharCode(bytes[0] ?? 0);
     const text = Buffer.from(bytes.subarray(5)).toString('utf8').replace(/\0/g, ' ').trim();
     this.record(`${type} ${text}`.trim());
     options.onRawData(new Uint8Array([1, 2]));
   }
 
-  async raw(sql: string): Promise<void> {
+  raw(sql: string): Promise<void> {
     this.record(`raw ${sql}`);
+    return Promise.resolve();
   }
 
   private record(entry: string): void {
