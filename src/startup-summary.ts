@@ -48,12 +48,11 @@ export async function startupSummary(
       });
     }
   }
+  const users = app.get(UsersService);
   // Only when this start created the admin with it: an admin that existed already keeps its own password
   // (UsersService says so when the kept one does not match), and printing another would mislead.
   const generated =
-    app.get(UsersService).adminCreated && !secrets.adminPasswordFromEnvironment
-      ? secrets.adminPassword
-      : undefined;
+    users.adminCreated && !secrets.adminPasswordFromEnvironment ? secrets.adminPassword : undefined;
   if (generated) {
     const rule = '='.repeat(72);
     process.stderr.write(
@@ -69,5 +68,11 @@ export async function startupSummary(
         '',
       ].join('\n') + '\n',
     );
+  }
+  // Beside the banner's place, where the operator looks for the password: the log's warning, again.
+  const notApplied = users.adminPasswordNotApplied;
+  if (notApplied) {
+    const rule = '='.repeat(72);
+    process.stderr.write(['', rule, `  ${notApplied}`, rule, ''].join('\n') + '\n');
   }
 }

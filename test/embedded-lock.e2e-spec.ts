@@ -138,6 +138,7 @@ describe('one writer per embedded database', () => {
         'The admin user exists already, with a password other than the one kept in secrets.json',
       ),
     );
+    expect(server.stderr.join('')).toContain('The admin user exists already');
     expect(await api.login('admin', printed)).toEqual(expect.any(String));
     expect(await loginStatus(api, ADMIN_PASSWORD)).toBe(401);
     expect(await server.stop()).toBe(0);
@@ -171,6 +172,8 @@ describe('one writer per embedded database', () => {
     expect(warnings(server)).toContainEqual(
       expect.stringContaining('ADMIN_PASSWORD was not applied'),
     );
+    // Repeated on stderr, where the banner would be.
+    expect(server.stderr.join('')).toContain('ADMIN_PASSWORD was not applied');
     expect(await api.login('admin', 'a-password-set-offline')).toEqual(expect.any(String));
     expect(await loginStatus(api, printed)).toBe(401);
     expect(await server.stop()).toBe(0);
@@ -199,6 +202,7 @@ describe('the admin password banner', () => {
     server = await start(embedded(first.path, { ADMIN_PASSWORD: undefined }));
     expect(server.stderr.join('')).not.toContain(BANNER);
     expect(warnings(server)).toEqual([]);
+    expect(server.stderr.join('')).not.toContain('exists already');
     expect(await server.stop()).toBe(0);
 
     // Restored as docs/operations.md says (a copy of DATA_DIR/pglite), here into a new DATA_DIR without

@@ -39,6 +39,9 @@ export class UsersService implements OnApplicationBootstrap {
    */
   adminCreated = false;
 
+  /** Why the configured admin password is not the admin user's, when it is not (the summary repeats it). */
+  adminPasswordNotApplied?: string;
+
   /** The `admin` user exists from start-up, with ADMIN_PASSWORD, and is always an administrator. */
   async onApplicationBootstrap(): Promise<void> {
     const passwordHash = await hashPassword(this.secrets.adminPassword);
@@ -55,21 +58,15 @@ export class UsersService implements OnApplicationBootstrap {
     // (changed through the API or `drey users reset-password`), and a database restored from a copy keeps
     // the password it had. Say so rather than let the operator try a password that does not work.
     const hint = 'To set it now: npm run drey -- users reset-password admin';
-    if (this.secrets.adminPasswordFromEnvironment) {
-      this.logger.emit(
-        'warn',
-        "ADMIN_PASSWORD was not applied: the admin user exists already, with another password (ADMIN_PASSWORD applies only when that user is created). " +
-          hint,
-      );
-    } else {
-      this.logger.emit(
-        'warn',
-        'The admin user exists already, with a password other than the one kept in secrets.json (it was ' +
-          'changed, set by ADMIN_PASSWORD at its creation, or the database was restored from a copy): sign ' +
-          'in with its current password. ' +
-          hint,
-      );
-    }
+    this.adminPasswordNotApplied = this.secrets.adminPasswordFromEnvironment
+      ? 'ADMIN_PASSWORD was not applied: the admin user exists already, with another password ' +
+        '(ADMIN_PASSWORD applies only when that user is created). ' +
+        hint
+      : 'The admin user exists already, with a password other than the one kept in secrets.json (it was ' +
+        'changed, set by ADMIN_PASSWORD at its creation, or the database was restored from a copy): sign ' +
+        'in with its current password. ' +
+        hint;
+    this.logger.emit('warn', this.adminPasswordNotApplied);
   }
 
   findByUsername(username: string): Promise<User | null> {
