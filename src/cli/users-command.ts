@@ -10,8 +10,9 @@ import { hashPassword } from '@/users/passwords';
 const MIN_LENGTH = 8;
 
 /**
- * `users reset-password <name>`: sets the password in the service's database (service-database.ts: beside
- * a running server, through its database), records it in the audit log (actor `cli`), and prints a generated password once.
+ * `users reset-password <name>`: sets the password in the service's database (service-database.ts: beside a
+ * running server, through its database), records it in the audit log (actor `cli`), and prints a generated
+ * password once.
  */
 export async function resetPassword(
   config: AppConfig,

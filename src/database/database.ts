@@ -55,10 +55,7 @@ export class Database {
     const embedded =
       options.databaseUrl || options.embeddedUrl
         ? undefined
-        : await startEmbeddedPostgres(
-            options.dataDir,
-            options.embedded ?? { command: 'drey (another command)' },
-          );
+        : await startEmbeddedPostgres(options.dataDir, options.embedded ?? { command: 'drey' });
     const single = embedded !== undefined || options.embeddedUrl !== undefined;
     const dataSource = new DataSource({
       type: 'postgres',
@@ -67,8 +64,9 @@ export class Database {
       migrations: MIGRATIONS,
       synchronize: false,
       migrationsRun: false,
-      // PGlite serves one connection at a time. The pool still closes it after 10 s idle (pg's default) and
-      // connects again later: the embedded server resets the session for each new connection.
+      // PGlite is one session, which the embedded server hands to one client at a time (a command line may
+      // be a second client: embedded-session-gate.ts). The pool still closes its connection after 10 s idle
+      // (pg's default) and connects again later: the embedded server resets the session between clients.
       extra: single
         ? { max: 1 }
         : {
