@@ -5,7 +5,7 @@ import { lockPath, processStartOf, readLock } from '@/database/embedded-lock';
 import { Api, P } from './support/api';
 import { drey, printedPassword } from './support/drey-cli';
 import { ADMIN_PASSWORD, LogLine, ServerProcess, baseEnv } from './support/server';
-import { TempDir, tempDir } from './support/services';
+import { TempDir, freePort, tempDir } from './support/services';
 
 /*
  * One writer per embedded database (PGlite under DATA_DIR, no DATABASE_URL): a server holds
@@ -179,6 +179,40 @@ describe('one writer per embedded database', () => {
     expect(await server.stop()).toBe(0);
     server = undefined;
   }, 600_000);
+});
+
+describe('drey users beside a holder it cannot reach', () => {
+  it('refuses at once, naming the holder, and opens no second database', async () => {
+    const dir = tempDir();
+    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      stdio: 'ignore',
+    });
+    try {
+      await new Promise((resolve) => holder.once('spawn', resolve));
+      const pid = holder.pid as number;
+      // A live process that holds the lock but serves nothing on its port (a server stuck, or stopping).
+      writeFileSync(
+        lockPath(dir.path),
+        JSON.stringify({
+          pid,
+          processStart: processStartOf(pid),
+          command: 'server',
+          since: '2026-11-26T00:00:00.000Z',
+          port: await freePort(),
+        }),
+      );
+      const ran = await drey(['users', 'reset-password', 'admin'], { DATA_DIR: dir.path });
+      expect(ran.code).toBe(1);
+      expect(ran.stdout).toBe('');
+      expect(ran.stderr).toContain(`is held by process ${pid} (server, since`);
+      expect(ran.stderr).toContain(`Nothing was changed: stop that process (kill ${pid})`);
+      expect(existsSync(join(dir.path, 'pglite'))).toBe(false);
+      expect(readLock(dir.path)).toMatchObject({ pid });
+    } finally {
+      holder.kill('SIGKILL');
+      dir.remove();
+    }
+  });
 });
 
 describe('the admin password banner', () => {
