@@ -3,6 +3,7 @@ import { JsonLogger } from '@/common/json-logger';
 import { SERVICE_VERSION } from '@/common/service-version';
 import { ConfigError, loadConfig } from '@/config/config';
 import { EnvFileError, loadEnvFile } from '@/config/env-file';
+import { EmbeddedDatabaseInUseError, logStaleLock } from '@/database/embedded-lock';
 import { startEmbeddedPostgres } from '@/database/embedded-postgres';
 import { ProjectError } from '@/core/project/project-errors';
 import { loadProject } from '@/core/project/project-loader';
@@ -41,7 +42,21 @@ async function main(): Promise<void> {
   }
   // The embedded database opens in its own thread while this one loads the application's modules (a few
   // seconds together); Database.open then takes the database this started. Its errors surface there.
-  if (!config.databaseUrl) startEmbeddedPostgres(config.dataDir).catch(() => undefined);
+  // It takes the folder's lock first: a folder another process has open is refused, naming that process.
+  if (!config.databaseUrl) {
+    try {
+      startEmbeddedPostgres(config.dataDir, {
+        command: 'server',
+        onStaleLock: (holder) => logStaleLock(logger, holder),
+      }).catch(() => undefined);
+    } catch (error) {
+      if (error instanceof EmbeddedDatabaseInUseError) {
+        process.stderr.write(`${error.message}\n`);
+        process.exit(1);
+      }
+      throw error;
+    }
+  }
   const { createApp } = await import('./app');
   const { installShutdown } = await import('./common/shutdown');
   try {

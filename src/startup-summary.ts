@@ -5,11 +5,12 @@ import type { AppConfig } from '@/config/config';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { Database } from '@/database/database';
 import { ServedProject } from '@/core/project/served-project';
+import { UsersService } from '@/users/users.service';
 
 /**
  * What an operator reads once the service listens: one `info` line with where it listens, the project, the
- * database and queue in use and the docs; and, when this start generated the admin password, a block on
- * stderr that stands out from the JSON lines (it is shown once, not logged).
+ * database and queue in use and the docs; and, when this start created the admin user with a generated
+ * password, a block on stderr that stands out from the JSON lines (it is shown once, not logged).
  */
 export async function startupSummary(
   app: NestExpressApplication,
@@ -47,7 +48,11 @@ export async function startupSummary(
       });
     }
   }
-  const generated = secrets.generatedAdminPassword;
+  const users = app.get(UsersService);
+  // Only when this start created the admin with it: an admin that existed already keeps its own password
+  // (UsersService says so when the kept one does not match), and printing another would mislead.
+  const generated =
+    users.adminCreated && !secrets.adminPasswordFromEnvironment ? secrets.adminPassword : undefined;
   if (generated) {
     const rule = '='.repeat(72);
     process.stderr.write(
@@ -63,5 +68,11 @@ export async function startupSummary(
         '',
       ].join('\n') + '\n',
     );
+  }
+  // Beside the banner's place, where the operator looks for the password: the log's warning, again.
+  const notApplied = users.adminPasswordNotApplied;
+  if (notApplied) {
+    const rule = '='.repeat(72);
+    process.stderr.write(['', rule, `  ${notApplied}`, rule, ''].join('\n') + '\n');
   }
 }

@@ -69,7 +69,7 @@ async function projectCommand(
   args: CliArgs,
   config: AppConfig,
   options: EngineSetup,
-  output: Output,
+  output: CliOutput,
 ): Promise<void> {
   const dir = args.project ? resolve(args.project) : config.projectDir;
   // validate reads the folder itself: it goes on past the problems of its files to check the SQL.
@@ -84,7 +84,7 @@ async function projectCommand(
       if (args.as === null) return run(project, args, options, output);
       // Loaded only here, as the users commands are: the database layer is needed for --as alone.
       const { callerOf } = await import('./service-database');
-      return run(project, args, options, output, await callerOf(config, project, args.as));
+      return run(project, args, options, output, await callerOf(config, project, args.as, output));
     }
     case 'help':
     case 'version':

@@ -4,6 +4,7 @@ import { AuditService } from '@/audit/audit.service';
 import type { CliArgs, UsersCommand } from '@/cli/cli-args';
 import type { CliOutput } from '@/cli/drey';
 import { formatRows } from '@/cli/row-formats';
+import { openServiceDatabase } from '@/cli/service-database';
 import { JsonLogger } from '@/common/json-logger';
 import type { AppConfig } from '@/config/config';
 import { DomainError } from '@/core/errors';
@@ -11,7 +12,6 @@ import { loadProject } from '@/core/project/project-loader';
 import type { UserField, UserFieldValue } from '@/core/project/user-fields';
 import { lockoutOf, userKey } from '@/core/users/login-lockout';
 import { checkNewPassword, generatePassword } from '@/core/users/password-policy';
-import { Database } from '@/database/database';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
 import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
 import { Transactions } from '@/database/tables/transactions';
@@ -43,18 +43,18 @@ export async function usersCommand(
 }
 
 /**
- * The service's database, migrated first as a start would, for the time of `work`. The one place these
- * commands open it: how the CLI reaches a database a server may hold open is decided here alone.
+ * The service's database for the time of `work`: the one place these commands open it (how, beside a running
+ * server or not, is service-database.ts's to decide).
  */
 async function withServiceDatabase<T>(
   config: AppConfig,
+  command: UsersCommand,
+  output: CliOutput,
   work: (dataSource: DataSource) => Promise<T>,
 ): Promise<T> {
-  const database = await Database.open({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    migrate: true,
-  });
+  // Beside a running server on the embedded database, through that server's database (service-database.ts).
+  const words = command === 'reset-password' ? 'users reset-password' : command;
+  const database = await openServiceDatabase(config, `drey ${words}`, output);
   try {
     return await work(database.dataSource);
   } finally {
@@ -111,7 +111,7 @@ async function resetPassword(config: AppConfig, args: CliArgs, output: CliOutput
   const { password, generated } = await newPassword(config, args, output);
   // Hashed before the transaction: argon2 takes its time, a transaction should not.
   const passwordHash = await hashPassword(password);
-  await withServiceDatabase(config, async (dataSource) => {
+  await withServiceDatabase(config, 'reset-password', output, async (dataSource) => {
     const { users, audit } = tablesOf(dataSource, output);
     await audit.act(
       ACTOR,
@@ -181,7 +181,7 @@ async function addUser(config: AppConfig, args: CliArgs, output: CliOutput): Pro
     fields,
   );
   const passwordHash = await hashPassword(input.password);
-  await withServiceDatabase(config, async (dataSource) => {
+  await withServiceDatabase(config, 'users add', output, async (dataSource) => {
     const { users, audit } = tablesOf(dataSource, output);
     await audit.act(
       ACTOR,
@@ -217,7 +217,7 @@ function column(name: string, type: ResultColumn['type']): ResultColumn {
  */
 async function listUsers(config: AppConfig, args: CliArgs, output: CliOutput): Promise<void> {
   const fields = projectUserFields(config, args);
-  const rows = await withServiceDatabase(config, async (dataSource) => {
+  const rows = await withServiceDatabase(config, 'users list', output, async (dataSource) => {
     const { users, failures, audit } = tablesOf(dataSource, output);
     const all = await users.listByCreation();
     const recent = await failures.countRecent(
@@ -268,7 +268,7 @@ async function listUsers(config: AppConfig, args: CliArgs, output: CliOutput): P
  */
 async function unlockUser(config: AppConfig, args: CliArgs, output: CliOutput): Promise<void> {
   const username = args.username ?? '';
-  const forgotten = await withServiceDatabase(config, async (dataSource) => {
+  const forgotten = await withServiceDatabase(config, 'users unlock', output, async (dataSource) => {
     const { users, failures, audit } = tablesOf(dataSource, output);
     return audit.act(
       ACTOR,

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { JsonLogger } from '@/common/json-logger';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Database } from '@/database/database';
+import { logStaleLock } from '@/database/embedded-lock';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
@@ -32,6 +33,10 @@ const REPOSITORIES = [
         Database.open({
           databaseUrl: config.databaseUrl,
           dataDir: config.dataDir,
+          embedded: {
+            command: 'server',
+            onStaleLock: (holder) => logStaleLock(logger, holder),
+          },
           migrate: true,
           waitMs: config.databaseWaitMs,
           onWait: (reason, waitedMs) =>

@@ -1,11 +1,22 @@
 import { DataSource } from 'typeorm';
 import { isUnavailable } from '@/common/unavailable';
 import { ENTITIES, MIGRATIONS } from '@/database/schema';
-import { EmbeddedPostgres, startEmbeddedPostgres } from '@/database/embedded-postgres';
+import {
+  EmbeddedOptions,
+  EmbeddedPostgres,
+  startEmbeddedPostgres,
+} from '@/database/embedded-postgres';
 
 export interface DatabaseOptions {
   databaseUrl?: string;
   dataDir: string;
+  /** Without `databaseUrl`: who opens the embedded database, for its lock (embedded-lock.ts). */
+  embedded?: EmbeddedOptions;
+  /**
+   * The loopback URL of an embedded database that another process (a running server) holds and serves:
+   * used as that process's own pool uses it, one connection, and never stopped from here.
+   */
+  embeddedUrl?: string;
   /** Runs pending migrations after connecting. */
   migrate: boolean;
   /**
@@ -41,17 +52,22 @@ export class Database {
   }
 
   private static async openOnce(options: DatabaseOptions): Promise<Database> {
-    const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir);
+    const embedded =
+      options.databaseUrl || options.embeddedUrl
+        ? undefined
+        : await startEmbeddedPostgres(options.dataDir, options.embedded ?? { command: 'drey' });
+    const single = embedded !== undefined || options.embeddedUrl !== undefined;
     const dataSource = new DataSource({
       type: 'postgres',
-      url: options.databaseUrl ?? embedded?.url,
+      url: options.databaseUrl ?? options.embeddedUrl ?? embedded?.url,
       entities: ENTITIES,
       migrations: MIGRATIONS,
       synchronize: false,
       migrationsRun: false,
-      // PGlite serves one connection at a time. The pool still closes it after 10 s idle (pg's default) and
-      // connects again later: the embedded server resets the session for each new connection.
-      extra: embedded
+      // PGlite is one session, which the embedded server hands to one client at a time (a command line may
+      // be a second client: embedded-session-gate.ts). The pool still closes its connection after 10 s idle
+      // (pg's default) and connects again later: the embedded server resets the session between clients.
+      extra: single
         ? { max: 1 }
         : {
             max: 10,
@@ -63,13 +79,13 @@ export class Database {
     });
     try {
       await dataSource.initialize();
-      if (options.migrate) await migrate(dataSource, !embedded);
+      if (options.migrate) await migrate(dataSource, !single);
     } catch (error) {
       if (dataSource.isInitialized) await dataSource.destroy();
       await embedded?.stop();
       throw error;
     }
-    return new Database(dataSource, embedded ? 'embedded' : 'postgres', embedded);
+    return new Database(dataSource, single ? 'embedded' : 'postgres', embedded);
   }
 
   /**

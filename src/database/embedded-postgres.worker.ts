@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
+import { SessionGate } from '@/database/embedded-session-gate';
 import { readPgliteTemplate } from '@/database/pglite-template';
 
 /*
@@ -60,59 +62,67 @@ async function runRaw(db: PGlite, sql: string): Promise<void> {
   }
 }
 
-/**
- * PGlite is one Postgres session, and pglite-socket hands that same session to each client connection in
- * turn. What a client leaves in it (named prepared statements, SET values, temporary tables, advisory locks,
- * an open transaction) would otherwise meet the next client: node-postgres' pool closes a connection idle for
- * 10 s, its next connection believes it has prepared nothing, and preparing the token lookup's named
- * statement again failed with `prepared statement "drey_token_lookup" already exists` on every request
- * carrying a token, until a restart. So, as a connection pooler does between clients, the session is reset
- * whenever a client connection begins: ROLLBACK if a transaction was left open, then DISCARD ALL.
- *
- * Ordering: the server dispatches 'connection' right after attaching the socket, before any of the new
- * client's bytes are handled (they go through a setImmediate and then the server's query queue, which runs
- * each message under PGlite's query lock). `runExclusive` takes a place in that lock's FIFO queue
- * synchronously, here, so the reset runs after whatever the previous client still had queued and before the
- * new client's startup message. Inside the lock, statements go straight to the protocol (`db.exec` would wait
- * for the lock it is already inside).
- */
-function resetSessionPerConnection(
-  server: EventTarget,
-  db: PGlite,
-  onFailure: (error: unknown) => void,
-): void {
-  server.addEventListener('connection', () => {
-    db.runExclusive(async () => {
-      if (db.isInTransaction()) await runRaw(db, 'ROLLBACK');
-      await runRaw(db, 'DISCARD ALL');
-    }).catch(onFailure);
-  });
-}
-
 export interface WorkerReady {
   type: 'ready';
   port: number;
 }
 
+/**
+ * Clients at once: the server's pool (one connection) and a command line writing beside it, with room for a
+ * pool reconnecting while its old connection is still being closed. Past it, a connection is refused.
+ */
+const MAX_CONNECTIONS = 8;
+
 async function serve(dir: string): Promise<void> {
   // PGlite ships as ES modules only; this file compiles to CommonJS, so it is loaded with import().
-  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const { PGLiteSocketHandler } = await import('@electric-sql/pglite-socket');
   const db = await openPglite(dir);
-  // Port 0: the system picks a free one, which the main thread reads from the 'ready' message.
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
-  // Not expected (a transaction is rolled back first); if it happens, the readiness check, which runs the
-  // token lookup through the pool, reports what the client then meets.
-  resetSessionPerConnection(server, db, (error) =>
-    process.emitWarning(
-      `embedded Postgres: resetting the session failed: ${error instanceof Error ? error.message : String(error)}`,
-    ),
+  // pglite-socket's handler speaks the protocol on each socket; the session gate decides whose turn it is
+  // (embedded-session-gate.ts). Not expected to fail (a transaction is rolled back first); if it does, the
+  // readiness check, which runs the token lookup through the pool, reports what the client then meets.
+  const gate = new SessionGate(
+    db,
+    (sql) => runRaw(db, sql),
+    (error) =>
+      process.emitWarning(
+        `embedded Postgres: resetting the session failed: ${error instanceof Error ? error.message : String(error)}`,
+      ),
   );
-  await server.start();
-  const port = Number(server.getServerConn().split(':').pop());
+  const handlers = new Set<InstanceType<typeof PGLiteSocketHandler>>();
+  let stopping = false;
+  const server = createServer((socket) => {
+    if (stopping || handlers.size >= MAX_CONNECTIONS) {
+      socket.end('Too many connections\n');
+      return;
+    }
+    const handler = new PGLiteSocketHandler({
+      // The handler calls enqueue, clearQueueForHandler and clearTransactionIfNeeded, which the gate has;
+      // the declared type is pglite-socket's own queue class, whose private fields no other class can match.
+      queryQueue: gate as unknown as ConstructorParameters<
+        typeof PGLiteSocketHandler
+      >[0]['queryQueue'],
+      closeOnDetach: true,
+    });
+    handlers.add(handler);
+    const forget = () => handlers.delete(handler);
+    handler.addEventListener('close', forget);
+    handler.addEventListener('error', forget);
+    // Before any of its bytes are handled (they go through a setImmediate in the handler).
+    gate.opened(handler.handlerId);
+    handler.attach(socket).catch(() => socket.destroy());
+  });
+  // Port 0: the system picks a free one, which the main thread reads from the 'ready' message.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
   parentPort?.on('message', (message) => {
     if (message !== 'stop') return;
+    stopping = true;
     void (async () => {
-      await server.stop();
+      for (const handler of handlers) await handler.detach(true);
+      await new Promise((resolve) => server.close(resolve));
       await db.close();
       parentPort?.close();
     })();

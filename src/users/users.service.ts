@@ -39,29 +39,40 @@ export class UsersService implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /**
+   * Whether this start created the `admin` user (with the configured password): the start-up summary shows
+   * a generated password only then, since an existing admin keeps its own.
+   */
+  adminCreated = false;
+
+  /** Why the configured admin password is not the admin user's, when it is not (the summary repeats it). */
+  adminPasswordNotApplied?: string;
+
   /** The `admin` user exists from start-up, with ADMIN_PASSWORD, and is always an administrator. */
   async onApplicationBootstrap(): Promise<void> {
     const passwordHash = await hashPassword(this.secrets.adminPassword);
     // Several processes may start at once; an existing admin keeps its password.
-    await this.users.insertIfNameFree({
+    this.adminCreated = await this.users.insertIfNameFree({
       username: ADMIN,
       isAdmin: true,
       passwordHash,
       fields: withFieldDefaults({}, this.project.userFields),
     });
     await this.users.setAdmin(ADMIN, true);
-    // ADMIN_PASSWORD sets the password the admin user is created with; afterwards the stored one rules
-    // (changed through the API or `drey users reset-password`). Say so rather than ignore a new value.
-    if (
-      this.secrets.adminPasswordFromEnvironment &&
-      !(await this.checkPassword(ADMIN, this.secrets.adminPassword))
-    ) {
-      this.logger.emit(
-        'warn',
-        "ADMIN_PASSWORD is not the admin user's password: it applies only when that user is created. " +
-          'To set it now: npm run drey -- users reset-password admin',
-      );
-    }
+    if (this.adminCreated || (await this.checkPassword(ADMIN, this.secrets.adminPassword))) return;
+    // The configured password sets the one the admin user is created with; afterwards the stored one rules
+    // (changed through the API or `drey users reset-password`), and a database restored from a copy keeps
+    // the password it had. Say so rather than let the operator try a password that does not work.
+    const hint = 'To set it now: npm run drey -- users reset-password admin';
+    this.adminPasswordNotApplied = this.secrets.adminPasswordFromEnvironment
+      ? 'ADMIN_PASSWORD was not applied: the admin user exists already, with another password ' +
+        '(ADMIN_PASSWORD applies only when that user is created). ' +
+        hint
+      : 'The admin user exists already, with a password other than the one kept in secrets.json (it was ' +
+        'changed, set by ADMIN_PASSWORD at its creation, or the database was restored from a copy): sign ' +
+        'in with its current password. ' +
+        hint;
+    this.logger.emit('warn', this.adminPasswordNotApplied);
   }
 
   findByUsername(username: string): Promise<User | null> {

@@ -38,3 +38,10 @@ export function drey(
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** The password `drey users reset-password <name>` printed. */
+export function printedPassword(ran: Ran): string {
+  const password = /shown once\):\n\s+(\S+)\n$/.exec(ran.stdout)?.[1];
+  if (!password) throw new Error(`no password printed: ${ran.stdout} ${ran.stderr}`);
+  return password;
+}
