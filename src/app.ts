@@ -21,11 +21,7 @@ import { resolveSecrets } from '@/config/secrets';
 import type { Project } from '@/core/project/project';
 import { currentPath } from '@/common/routes';
 import { ServedProject } from '@/core/project/served-project';
-import {
-  documentPasswordPolicy,
-  userResponseSchemas,
-  userSchemas,
-} from '@/users/users.openapi';
+import { documentPasswordPolicy, userResponseSchemas, userSchemas } from '@/users/users.openapi';
 import { projectItemDocs, RESULT_SCHEMAS } from '@/datasets/datasets.openapi';
 import { ADMIN_SCHEMAS } from '@/admin/admin.openapi';
 import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';

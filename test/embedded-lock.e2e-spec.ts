@@ -144,11 +144,9 @@ describe('one writer per embedded database', () => {
     expect(await server.stop()).toBe(0);
 
     // No server: the CLI opens the database itself, under the same lock, and leaves none behind.
-    const own = await drey(
-      ['users', 'reset-password', 'admin', '--password-stdin'],
-      cliEnv,
-      { input: 'a-password-set-offline\n' },
-    );
+    const own = await drey(['users', 'reset-password', 'admin', '--password-stdin'], cliEnv, {
+      input: 'a-password-set-offline\n',
+    });
     expect(own).toEqual({ code: 0, stdout: 'The password of "admin" is set.\n', stderr: '' });
     expect(existsSync(lockPath(dir.path))).toBe(false);
 

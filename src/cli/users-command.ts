@@ -268,22 +268,27 @@ async function listUsers(config: AppConfig, args: CliArgs, output: CliOutput): P
  */
 async function unlockUser(config: AppConfig, args: CliArgs, output: CliOutput): Promise<void> {
   const username = args.username ?? '';
-  const forgotten = await withServiceDatabase(config, 'users unlock', output, async (dataSource) => {
-    const { users, failures, audit } = tablesOf(dataSource, output);
-    return audit.act(
-      ACTOR,
-      'user.unlock',
-      username,
-      async () => {
-        if (!(await users.findByUsername(username))) throw noSuchUser(username);
-        return failures.forget(userKey(username));
-      },
-      (count) => ({
-        target: username,
-        details: { failures_forgotten: count, via: 'drey users unlock' },
-      }),
-    );
-  });
+  const forgotten = await withServiceDatabase(
+    config,
+    'users unlock',
+    output,
+    async (dataSource) => {
+      const { users, failures, audit } = tablesOf(dataSource, output);
+      return audit.act(
+        ACTOR,
+        'user.unlock',
+        username,
+        async () => {
+          if (!(await users.findByUsername(username))) throw noSuchUser(username);
+          return failures.forget(userKey(username));
+        },
+        (count) => ({
+          target: username,
+          details: { failures_forgotten: count, via: 'drey users unlock' },
+        }),
+      );
+    },
+  );
   output.out(
     forgotten === 0
       ? `"${username}" had no failed logins: nothing to lift.`

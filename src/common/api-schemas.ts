@@ -57,7 +57,8 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
 const RETRY_AFTER: SchemaObject = {
   type: 'integer',
   minimum: 1,
-  description: 'Seconds to wait before trying again, as `Retry-After` says; present when it is sent',
+  description:
+    'Seconds to wait before trying again, as `Retry-After` says; present when it is sent',
 };
 
 /** Error bodies: `{statusCode, error, message}` in the current layout, `{detail}` in the legacy one. */
