@@ -97,10 +97,20 @@ async function projectCommand(
   }
 }
 
-/** Standard input, whole. */
+/** More than a password could be (256 characters of up to 4 bytes, a line break): not read further. */
+const MAX_STDIN_BYTES = 4096;
+
+/** Standard input, whole (it holds a password: bounded). */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let bytes = 0;
+  for await (const chunk of process.stdin) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > MAX_STDIN_BYTES) {
+      throw new Error(`standard input holds more than ${MAX_STDIN_BYTES} bytes: not a password`);
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
