@@ -1,6 +1,14 @@
 import { resolve } from 'node:path';
 import { CliArgs, EXIT, helpText, parseArgs, USAGE, UsageError } from '@/cli/cli-args';
-import { build, compile, EngineSetup, Output, run, validate } from '@/cli/cli-commands';
+import {
+  build,
+  compile,
+  EngineSetup,
+  InterruptedError,
+  Output,
+  run,
+  validate,
+} from '@/cli/cli-commands';
 import { loadConfig } from '@/config/config';
 import { loadEnvFile } from '@/config/env-file';
 import type { Env } from '@/engine/connections/connection-registry';
@@ -52,6 +60,10 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
     if (error instanceof UsageError) {
       output.err(`${error.message}\n\n${USAGE}`);
       return EXIT.usage;
+    }
+    if (error instanceof InterruptedError) {
+      output.err(error.message);
+      return error.exitCode;
     }
     // Project, config, template and build errors carry messages written for the reader: no stack trace.
     output.err(error instanceof Error ? error.message : String(error));
