@@ -131,6 +131,10 @@ describe.each([
       );
       expect(running.body[0].progress.current_model).toBe('slow_numbers');
       const interrupted = running.body[0].id as string;
+      const ofTheBuild = () =>
+        filesUnder(t.env.DATA_DIR).filter((path) => basename(path).startsWith(interrupted));
+      // Its file is being written.
+      expect(ofTheBuild().map(basename)).toContain(`${interrupted}.duckdb`);
 
       const signalled = Date.now();
       const exit = t.server.stop('SIGINT');
@@ -151,10 +155,7 @@ describe.each([
       });
       expect(logs.some((line) => line.msg === 'stopped')).toBe(true);
       // Nothing of the interrupted build is left: not its file, its .wal nor its .tmp spill folder.
-      const left = filesUnder(t.env.DATA_DIR).filter((path) =>
-        basename(path).startsWith(interrupted),
-      );
-      expect(left).toEqual([]);
+      expect(ofTheBuild()).toEqual([]);
 
       // Restarted: the previous build serves, and the history says what happened.
       api = new Api((await t.another()).url);
