@@ -3,7 +3,9 @@
 // `npm start`: runs the built service (dist/main.js), compiling first only when dist/ is missing or older
 // than the sources. `npm ci` already compiles (the `prepare` script), so a fresh clone starts at once; a
 // developer who edits src/ and runs `npm start` gets a build of the edit. The service runs in this very
-// process (no child to forward signals to), as `node dist/main.js` would.
+// process (no child to forward signals to), as `node dist/main.js` would. package.json runs it with `exec`:
+// npm's shell would otherwise stand between, and npm forwards SIGTERM and SIGINT to its child only, the
+// shell, which died of them and left the service running without a parent.
 const { spawnSync } = require('node:child_process');
 const { existsSync, readdirSync, rmSync, statSync, utimesSync } = require('node:fs');
 const { join } = require('node:path');

@@ -61,9 +61,11 @@ async function main(): Promise<void> {
   const { installShutdown } = await import('./common/shutdown');
   try {
     const app = await createApp(config, logger);
-    installShutdown(app, logger, config.shutdownTimeoutMs);
-    // SIGHUP rebuilds, reading the project folder again (what `drey dev` sends on a change).
     const { BuildsService } = await import('./builds/builds.service');
+    installShutdown(app, logger, config.shutdownTimeoutMs, (signal) =>
+      app.get(BuildsService).stop(signal),
+    );
+    // SIGHUP rebuilds, reading the project folder again (what `drey dev` sends on a change).
     process.on(
       'SIGHUP',
       () =>

@@ -24,6 +24,9 @@ export async function startupSummary(
   const queue = app.get(BuildQueue).kind;
   logger.emit('info', 'listening', {
     url,
+    // The process to signal (SIGHUP rebuilds; SIGTERM stops): under `npm start`, npm is another process,
+    // which forwards SIGTERM and SIGINT but not SIGHUP.
+    pid: process.pid,
     docs: `${url}/docs`,
     project: project.name,
     projectDir: project.dir,

@@ -27,7 +27,8 @@ export class AdminController {
 
   /**
    * Rebuilds the virtual data environment and waits for it (empty body). 400 `build_in_progress` while
-   * another build is queued or running on any server process; 500 `build_failed` names the failing model.
+   * another build is queued or running on any server process; 500 `build_failed` names the failing model;
+   * 503 `build_interrupted` when the server is stopped (SIGTERM, SIGINT) before the build is done.
    */
   @Post('build')
   @HttpCode(200)

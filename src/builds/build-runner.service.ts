@@ -5,7 +5,7 @@ import { JsonLogger } from '@/common/json-logger';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
 import type { BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
-import { BuildError, type BuildProgress } from '@/engine/build/build-runner';
+import { BuildError, BuildInterruptedError, type BuildProgress } from '@/engine/build/build-runner';
 import type { Project } from '@/core/project/project';
 import { loadProject } from '@/core/project/project-loader';
 import { throwIfProblems } from '@/engine/check/check-models';
@@ -17,12 +17,35 @@ import { ParametersService } from '@/parameters/parameters.service';
 export const INTERRUPTED = 'Interrupted: the server process stopped during the build';
 
 /**
+ * The error a run stopped by a signal is recorded with. An interrupted build is recorded as `failed` with
+ * this error rather than with a status of its own: the history's four statuses are the documented
+ * contract (interface and typed clients switch on them), and "failed, starting with Interrupted" already
+ * means the same for a run cut off by a crash ({@link INTERRUPTED}).
+ */
+export function interruptedBy(reason: string): string {
+  return (
+    `Interrupted by ${reason}: the server process was stopped during the build, whose partial ` +
+    'environment was removed; the previous build, if any, is still the one served. Start a new build ' +
+    'once the service runs again.'
+  );
+}
+
+/** Whether a run's recorded error says it was interrupted (by a signal or a crash), not that it failed. */
+export function wasInterrupted(error: string | null | undefined): boolean {
+  return error?.startsWith('Interrupted') ?? false;
+}
+
+/**
  * What runs a build: the BullMQ worker (`BuildsProcessor`) or the in-process queue calls {@link run} on
  * whichever process takes the job. Queueing and the history are {@link BuildsService}'s.
  */
 @Injectable()
 export class BuildRunner {
   private readonly durations: Histogram<'status'>;
+  /** The run of this process, to be interrupted on a signal. */
+  private current?: { abort: AbortController; settled: Promise<void> };
+  /** Set once the process is stopping: a build that would start now is recorded as interrupted. */
+  private stopping?: string;
 
   constructor(
     private readonly runs: BuildRunsRepository,
@@ -43,12 +66,35 @@ export class BuildRunner {
 
   /** Runs one build, recording it in the history; rejects with the build's error when it fails. */
   async run(job: BuildJob): Promise<void> {
+    const abort = new AbortController();
+    if (this.stopping) abort.abort(this.stopping);
     // This process serves its new build before the store names it: it must not follow the store back
     // to the previous one meanwhile.
-    return this.sync.whileBuilding(() => this.runHere(job));
+    const run = this.sync.whileBuilding(() => this.runHere(job, abort.signal));
+    const current = { abort, settled: run.then(undefined, () => undefined) };
+    this.current = current;
+    try {
+      return await run;
+    } finally {
+      if (this.current === current) this.current = undefined;
+    }
   }
 
-  private async runHere(job: BuildJob): Promise<void> {
+  /**
+   * The process is stopping (`reason`: the signal): the build running here, if any, is interrupted, and
+   * resolves once it is recorded as such (its partial file removed); a build that would start afterwards
+   * is recorded as interrupted at once.
+   */
+  async interrupt(reason: string): Promise<void> {
+    this.stopping ??= reason;
+    const current = this.current;
+    if (!current) return;
+    this.logger.emit('warn', 'interrupting the build', { reason });
+    current.abort.abort(reason);
+    await current.settled;
+  }
+
+  private async runHere(job: BuildJob, signal: AbortSignal): Promise<void> {
     const { buildId } = job;
     // Builds run one at a time everywhere: any other unfinished build was cut off by a crash.
     await this.runs.failUnfinishedExcept(buildId, INTERRUPTED);
@@ -63,6 +109,7 @@ export class BuildRunner {
       const result = await this.engine.build(
         buildId,
         {
+          signal,
           onProgress: (progress) => {
             this.logger.emit('debug', 'build progress', { buildId, ...progress });
             tracker.update(progress);
@@ -96,11 +143,16 @@ export class BuildRunner {
         durationMs: Date.now() - started,
       });
     } catch (error) {
-      const message = errorMessage(error);
+      const interrupted = error instanceof BuildInterruptedError;
+      const message = interrupted ? interruptedBy(error.reason) : errorMessage(error);
       await tracker.settled();
       await this.runs.markFailed(buildId, message, tracker.failedAt(failedModel(error)));
       this.durations.observe({ status: 'failed' }, (Date.now() - started) / 1000);
-      this.logger.emit('error', 'build failed', { buildId, error: message });
+      if (interrupted) {
+        this.logger.emit('warn', 'build interrupted', { buildId, reason: error.reason });
+      } else {
+        this.logger.emit('error', 'build failed', { buildId, error: message });
+      }
       throw error instanceof Error ? error : new Error(message);
     }
   }

@@ -4,7 +4,12 @@ import { Gauge } from 'prom-client';
 import { AuditService } from '@/audit/audit.service';
 import type { Caller } from '@/core/caller';
 import { BuildQueue, Submission } from '@/builds/build-queue';
-import { errorMessage, INTERRUPTED } from '@/builds/build-runner.service';
+import {
+  BuildRunner,
+  errorMessage,
+  INTERRUPTED,
+  wasInterrupted,
+} from '@/builds/build-runner.service';
 import { DomainError, NotReadyError } from '@/core/errors';
 import { JsonLogger } from '@/common/json-logger';
 import type { BuildRun } from '@/database/tables/build-runs.entity';
@@ -18,6 +23,8 @@ import { MetricsService } from '@/metrics/metrics.service';
 // A queue store that does not answer within this time is down: say so instead of hanging.
 const SUBMIT_TIMEOUT_MS = 5000;
 const STALE_QUEUED_MS = 60_000;
+/** What `POST P/build` stops waiting with when the process stops. */
+const STOPPING = new Error('the server process is stopping');
 
 /**
  * Builds of the virtual data environment: queued on the builds queue (one at a time across processes) and
@@ -25,8 +32,13 @@ const STALE_QUEUED_MS = 60_000;
  */
 @Injectable()
 export class BuildsService implements OnApplicationBootstrap {
+  /** Rejected when the process stops: `POST P/build` stops waiting then. */
+  private readonly stopped: Promise<never>;
+  private stopWaiting: () => void = () => undefined;
+
   constructor(
     private readonly runs: BuildRunsRepository,
+    private readonly runner: BuildRunner,
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
     private readonly sync: EnvironmentSync,
@@ -35,6 +47,10 @@ export class BuildsService implements OnApplicationBootstrap {
     private readonly logger: JsonLogger,
     metrics: MetricsService,
   ) {
+    this.stopped = new Promise<never>((_, reject) => {
+      this.stopWaiting = () => reject(STOPPING);
+    });
+    this.stopped.catch(() => undefined);
     new Gauge({
       name: 'drey_build_queue_busy',
       help: '1 while a build is queued or running, on any process sharing the queue',
@@ -95,7 +111,20 @@ export class BuildsService implements OnApplicationBootstrap {
     return true;
   }
 
-  /** `POST P/build`: queues a build and waits for it. 400 while another is queued or running. */
+  /**
+   * The process is stopping on `signal`: the build running here is interrupted and recorded so, then every
+   * `POST P/build` still waiting is answered (503), so that the server closes its connections on time
+   * rather than cutting them. Resolves once the build is recorded.
+   */
+  async stop(signal: string): Promise<void> {
+    await this.runner.interrupt(signal);
+    this.stopWaiting();
+  }
+
+  /**
+   * `POST P/build`: queues a build and waits for it. 400 while another is queued or running; 503
+   * `build_interrupted` when the process stops meanwhile.
+   */
   async build(caller: Caller): Promise<void> {
     const submission = await this.submit(caller.username);
     if (!submission) {
@@ -105,10 +134,25 @@ export class BuildsService implements OnApplicationBootstrap {
       );
     }
     try {
-      await submission.done;
-    } catch {
+      await Promise.race([submission.done, this.stopped]);
+    } catch (error) {
       const run = await this.runs.findById(submission.buildId);
-      throw new DomainError('build_failed', run?.error ?? 'The build failed');
+      if (run?.status === 'succeeded') return;
+      if (run?.status === 'failed') {
+        throw new DomainError(
+          wasInterrupted(run.error) ? 'build_interrupted' : 'build_failed',
+          run.error ?? 'The build failed',
+        );
+      }
+      if (error === STOPPING) {
+        // This process stops while another one builds (the queue is shared): the build goes on there.
+        throw new DomainError(
+          'build_interrupted',
+          `This server process is stopping while build ${submission.buildId} runs on another one; its ` +
+            'outcome will be in the build history (GET P/builds).',
+        );
+      }
+      throw new DomainError('build_failed', 'The build failed');
     } finally {
       const run = await this.runs.findById(submission.buildId).catch(() => null);
       await this.audit.recordBy(caller, 'build', submission.buildId, {

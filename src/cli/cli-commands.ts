@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BuildError } from '@/engine/build/build-runner';
+import { BuildError, BuildInterruptedError } from '@/engine/build/build-runner';
+import { cliBuildId } from '@/engine/environment/leftovers';
 import { throwIfProblems } from '@/engine/check/check-models';
 import { ProjectError, ProjectProblem } from '@/core/project/project-errors';
 import { readProject } from '@/core/project/project-loader';
@@ -154,13 +155,35 @@ export async function validate(dir: string, options: EngineSetup, output: Output
   );
 }
 
+/** A command stopped by a signal: the CLI exits with 128 + the signal's number, as shells expect. */
+export class InterruptedError extends Error {
+  constructor(
+    readonly signal: NodeJS.Signals,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  get exitCode(): number {
+    return 128 + (constants.signals[this.signal] ?? 0);
+  }
+}
+
 export async function build(project: Project, options: EngineSetup, output: Output): Promise<void> {
   const engine = new Engine(project, options);
+  // Ctrl-C or SIGTERM interrupts the build, which removes its partial files; a second Ctrl-C, the
+  // handlers gone, stops the process at once.
+  const abort = new AbortController();
+  const stop = (signal: NodeJS.Signals) => abort.abort(signal);
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  // The file names this process: a later build removes it if this one is killed (SIGKILL) mid-write.
+  const buildId = cliBuildId(process.pid, new Date());
   try {
     await engine.open();
-    const buildId = `cli-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const started = Date.now();
     const result = await engine.build(buildId, {
+      signal: abort.signal,
       beforeSwitch: async (built) => {
         const catalog = await buildCatalog(project, (sql) => built.query(sql));
         throwIfProblems(await built.checkModels(catalog));
@@ -188,7 +211,20 @@ export async function build(project: Project, options: EngineSetup, output: Outp
     output.out(
       `Built ${result.file} in ${result.durationMs} ms; it is now the current environment.`,
     );
+  } catch (error) {
+    if (error instanceof BuildInterruptedError) {
+      output.status?.('');
+      const signal = error.reason as NodeJS.Signals;
+      throw new InterruptedError(
+        signal,
+        `Interrupted by ${signal}: build ${buildId} stopped and its partial files were removed; the ` +
+          'current environment is unchanged.',
+      );
+    }
+    throw error;
   } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
     await engine.close();
   }
 }

@@ -1,6 +1,14 @@
 import { resolve } from 'node:path';
 import { CliArgs, EXIT, helpText, isUsersCommand, parseArgs, UsageError } from '@/cli/cli-args';
-import { build, compile, EngineSetup, Output, run, validate } from '@/cli/cli-commands';
+import {
+  build,
+  compile,
+  EngineSetup,
+  InterruptedError,
+  Output,
+  run,
+  validate,
+} from '@/cli/cli-commands';
 import { AppConfig, loadConfig } from '@/config/config';
 import { loadEnvFile } from '@/config/env-file';
 import type { Env } from '@/engine/connections/connection-registry';
@@ -58,6 +66,10 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
       // The usage of the command meant, when it is known: the general one would not show its options.
       output.err(`${error.message}\n\n${helpText(error.topic)}`);
       return EXIT.usage;
+    }
+    if (error instanceof InterruptedError) {
+      output.err(error.message);
+      return error.exitCode;
     }
     // Project, config, template and build errors carry messages written for the reader: no stack trace.
     output.err(error instanceof Error ? error.message : String(error));

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'unknown_parameter'
   | 'build_in_progress'
   | 'build_failed'
+  | 'build_interrupted'
   | 'invalid_sql'
   | 'query_timeout'
   | 'query_too_large'
@@ -46,6 +47,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   unknown_parameter: 400,
   build_in_progress: 400,
   build_failed: 500,
+  build_interrupted: 503,
   invalid_sql: 400,
   query_timeout: 400,
   query_too_large: 400,

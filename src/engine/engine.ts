@@ -1,4 +1,10 @@
-import { BuildError, BuildHooks, BuildResult, runBuild } from '@/engine/build/build-runner';
+import {
+  BuildError,
+  BuildHooks,
+  BuildInterruptedError,
+  BuildResult,
+  runBuild,
+} from '@/engine/build/build-runner';
 import {
   ConnectionOptions,
   Env,
@@ -59,6 +65,7 @@ export interface BuiltQueries {
 
 export interface EngineBuildHooks {
   onProgress?: BuildHooks['onProgress'];
+  signal?: BuildHooks['signal'];
   beforeSwitch?: (built: BuiltQueries) => Promise<void>;
 }
 
@@ -117,6 +124,8 @@ export class Engine {
 
   private scrubbed(error: unknown): unknown {
     let scrubbed: DomainError;
+    // Its message names a signal, nothing of the server.
+    if (error instanceof BuildInterruptedError) return error;
     if (error instanceof ModelFailedError) {
       scrubbed = new ModelFailedError(error.model, this.paths.scrub(error.engineMessage));
     } else if (error instanceof BuildError) {
@@ -187,6 +196,7 @@ export class Engine {
           buildId,
           {
             onProgress: hooks.onProgress,
+            signal: hooks.signal,
             beforeSwitch:
               beforeSwitch &&
               ((environment) =>

@@ -42,6 +42,12 @@ export interface BuildHooks {
    * the parameters' option queries). Throwing fails the build, and the previous environment keeps serving.
    */
   beforeSwitch?: (environment: Environment) => Promise<void>;
+  /**
+   * Aborted to stop the build (a signal to the process): the running statement is interrupted, no further
+   * model starts, the partial file is removed and the build rejects with {@link BuildInterruptedError}.
+   * The abort's reason (a signal's name) is said in the error.
+   */
+  signal?: AbortSignal;
 }
 
 /** A build failed; `model` names the model whose step failed, when one did. */
@@ -52,6 +58,22 @@ export class BuildError extends DomainError {
   ) {
     super('build_failed', message);
   }
+}
+
+/**
+ * A build stopped on purpose, before it switched readers (the process was told to stop): nothing of the
+ * project is at fault, and the previous environment, if any, is what is served.
+ */
+export class BuildInterruptedError extends DomainError {
+  constructor(readonly reason: string) {
+    super('build_interrupted', `the build was interrupted by ${reason}`);
+  }
+}
+
+function interruption(signal: AbortSignal): BuildInterruptedError {
+  return new BuildInterruptedError(
+    typeof signal.reason === 'string' ? signal.reason : 'a request to stop',
+  );
 }
 
 function messageOf(error: unknown): string {
@@ -70,21 +92,32 @@ async function writeFile(
   onProgress: (progress: BuildProgress) => void,
   env: Env,
   limits: EngineLimits,
+  signal?: AbortSignal,
 ): Promise<ModelBuildFigures[]> {
   // The project's own SQL is trusted here, but runs within the limits requests have.
   const instance = await openDuckdb(file, {}, limits);
   const connection = await instance.connect();
+  // DuckDB honours an interrupt within milliseconds while a statement runs, but forgets one that comes
+  // between two statements: the signal is also checked before each one starts (see duckdb-query.ts).
+  const interrupt = () => connection.interrupt();
+  signal?.addEventListener('abort', interrupt);
+  const checkSignal = () => {
+    if (signal?.aborted) throw interruption(signal);
+  };
   try {
     const models = project.models.filter(isBuilt);
     const figures: ModelBuildFigures[] = [];
     for (const [index, model] of models.entries()) {
+      checkSignal();
       const step = { model: model.name, kind: model.kind, step: index + 1, steps: models.length };
       onProgress({ ...step, status: 'started' });
       const started = performance.now();
       let rows: number;
       try {
-        rows = await materialize(connection, project, connections, model, env);
+        rows = await materialize(connection, project, connections, model, env, signal);
       } catch (error) {
+        // The model did not fail: the statement was interrupted.
+        checkSignal();
         const where = error instanceof LocatedError ? ` (${error.place})` : '';
         const reason = isOutOfMemory(error) ? BUILD_TOO_LARGE : messageOf(error);
         throw new BuildError(
@@ -97,9 +130,14 @@ async function writeFile(
       onProgress({ ...step, status: 'done', rows, durationMs });
     }
     // Readers open the file read-only, which needs everything in the file itself, not in a WAL.
-    await connection.run('CHECKPOINT');
+    checkSignal();
+    await connection.run('CHECKPOINT').catch((error: unknown) => {
+      checkSignal();
+      throw error;
+    });
     return figures;
   } finally {
+    signal?.removeEventListener('abort', interrupt);
     connection.closeSync();
     instance.closeSync();
   }
@@ -121,6 +159,8 @@ export async function runBuild(
   const started = performance.now();
   const file = manager.fileOf(buildId);
   mkdirSync(manager.dir, { recursive: true });
+  // What builds cut off before (a killed process) left behind; never what a live one is writing.
+  manager.removeLeftovers();
   if (existsSync(file))
     throw new BuildError(`an environment file for build ${buildId} already exists`);
   const onProgress = (progress: BuildProgress): void => {
@@ -130,9 +170,19 @@ export async function runBuild(
       // A failing progress listener (a log line) must not fail the build.
     }
   };
+  const { signal } = hooks;
   let environment: Environment | undefined;
   try {
-    const models = await writeFile(project, connections, file, onProgress, env, manager.limits);
+    if (signal?.aborted) throw interruption(signal);
+    const models = await writeFile(
+      project,
+      connections,
+      file,
+      onProgress,
+      env,
+      manager.limits,
+      signal,
+    );
     environment = await Environment.open(buildId, file, manager.limits);
     if (hooks.beforeSwitch) {
       try {
@@ -145,16 +195,18 @@ export async function runBuild(
             : `preparing the new environment failed: ${messageOf(error)}`,
         );
         failure.cause = error;
-        throw failure;
+        throw signal?.aborted ? interruption(signal) : failure;
       }
     }
+    // The last moment a stop is heeded: past it, the build is served.
+    if (signal?.aborted) throw interruption(signal);
     environment.project = project;
     manager.install(environment);
     return { buildId, file, models, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
     environment?.retire();
     removeDatabaseFiles(file);
-    throw error instanceof BuildError
+    throw error instanceof BuildError || error instanceof BuildInterruptedError
       ? error
       : new BuildError(`the build failed: ${messageOf(error)}`);
   }

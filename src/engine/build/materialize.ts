@@ -61,25 +61,32 @@ function copySource(
   connection: DuckDBConnection,
   connections: ExternalConnections,
   source: SourceModel,
+  signal?: AbortSignal,
 ): Promise<number> {
   const sql = source.sql ?? `SELECT * FROM ${(source.table ?? []).map(quoteIdentifier).join('.')}`;
-  return connections.get(source.connection).copyInto(connection, source.name, sql, source.columns);
+  return connections
+    .get(source.connection)
+    .copyInto(connection, source.name, sql, source.columns, signal);
 }
 
-/** Creates the model's table in the environment being built; returns its row count. */
+/**
+ * Creates the model's table in the environment being built; returns its row count. `signal` stops a
+ * source's copy between batches (the build's interrupt stops DuckDB's statements).
+ */
 export async function materialize(
   connection: DuckDBConnection,
   project: Project,
   connections: ExternalConnections,
   model: BuiltModel,
   env: Env = {},
+  signal?: AbortSignal,
 ): Promise<number> {
   switch (model.kind) {
     case 'seed':
       await loadSeed(connection, project, model);
       break;
     case 'source':
-      await copySource(connection, connections, model);
+      await copySource(connection, connections, model, signal);
       break;
     case 'build':
       await buildTable(connection, project, model, env);

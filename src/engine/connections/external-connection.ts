@@ -13,13 +13,15 @@ export interface ExternalConnection {
 
   /**
    * Copies the rows of a query on this connection into a new DuckDB table, typed by the declared columns
-   * or else by the source's own types. Returns the number of rows copied.
+   * or else by the source's own types. Returns the number of rows copied. `signal` aborted stops the copy
+   * between two batches (the build is being interrupted).
    */
   copyInto(
     target: DuckDBConnection,
     table: string,
     sql: string,
     columns: readonly ColumnSpec[],
+    signal?: AbortSignal,
   ): Promise<number>;
 
   /** Runs one read-only query with bound values, within the time and row limits. */

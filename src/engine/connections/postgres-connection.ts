@@ -60,6 +60,7 @@ export class PostgresConnection implements ExternalConnection {
     table: string,
     sql: string,
     columns: readonly ColumnSpec[],
+    signal?: AbortSignal,
   ): Promise<number> {
     // Rows arrive as text through a cursor, are appended to an all-VARCHAR staging table, and are cast once
     // into the final types: exact, and memory stays bounded by one batch.
@@ -89,6 +90,7 @@ export class PostgresConnection implements ExternalConnection {
           }
           count += batch.rows.length;
           if (batch.rows.length < BATCH) break;
+          signal?.throwIfAborted();
           batch = await fetch();
         }
         appender.flushSync();

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { NotReadyError } from '@/core/errors';
 import { DEFAULT_ENGINE_LIMITS, EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import { Environment, Lease, removeDatabaseFiles } from '@/engine/environment/environment';
+import { leftoversIn, processAlive, writerOf } from '@/engine/environment/leftovers';
 
 const POINTER = 'current';
 const BUILD_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -142,16 +143,34 @@ export class EnvironmentManager {
 
   /**
    * Removes environment files other than the current one: left by a build cut off by a crash, or retired by
-   * a process that died before deleting them. Call only while no build runs anywhere. Returns their names.
+   * a process that died before deleting them. Call only while no server build runs anywhere: a `drey build`
+   * that is still running (its file names its pid) is spared. Returns their names.
    */
   sweep(): string[] {
     const keep = this.currentId;
-    const removed: string[] = [];
+    const removed: string[] = this.removeLeftovers();
     for (const file of readdirSync(this.dir)) {
       const match = /^([A-Za-z0-9_-]{1,100})\.duckdb$/.exec(file);
       if (!match || match[1] === keep) continue;
+      const writer = writerOf(file);
+      if (writer !== undefined && processAlive(writer)) continue;
       removeDatabaseFiles(join(this.dir, file));
       removed.push(file);
+    }
+    return removed;
+  }
+
+  /**
+   * Removes what writers that died left here (see leftovers.ts): safe at any time, even while other
+   * processes build or fetch into the folder. Returns the names removed.
+   */
+  removeLeftovers(): string[] {
+    const keep = this.currentId === undefined ? undefined : `${this.currentId}.duckdb`;
+    const removed = leftoversIn(this.dir, keep);
+    for (const name of removed) {
+      const path = join(this.dir, name);
+      if (name.endsWith('.duckdb')) removeDatabaseFiles(path);
+      else rmSync(path, { recursive: true, force: true });
     }
     return removed;
   }
