@@ -1,13 +1,14 @@
 import 'reflect-metadata';
 import { JsonLogger } from '@/common/json-logger';
-import { ConfigError, loadConfig } from '@/config/config';
+import { AppConfig, ConfigError, loadConfig } from '@/config/config';
+import { withProjectDataDir } from '@/config/data-dir';
 import { EnvFileError, loadEnvFile } from '@/config/env-file';
 import { startEmbeddedPostgres } from '@/database/embedded-postgres';
 import { ProjectError } from '@/core/project/project-errors';
 import { loadProject } from '@/core/project/project-loader';
 
 async function main(): Promise<void> {
-  let config;
+  let config: AppConfig;
   let envFile;
   try {
     envFile = loadEnvFile(process.env);
@@ -21,8 +22,10 @@ async function main(): Promise<void> {
   }
   // The project is checked before Nest starts, so that an invalid one is the clean list of its problems
   // (Nest would log the error with a stack trace first, from the module that loads it).
+  let earlierState: string | undefined;
   try {
-    loadProject(config.projectDir);
+    // The data folder is the project's own unless DATA_DIR says otherwise: known once its name is.
+    ({ config, earlierState } = withProjectDataDir(config, loadProject(config.projectDir).name));
   } catch (error) {
     if (error instanceof ProjectError) {
       process.stderr.write(`${error.message}\n`);
@@ -36,6 +39,9 @@ async function main(): Promise<void> {
   const { createApp } = await import('./app');
   const { installShutdown } = await import('./common/shutdown');
   const logger = new JsonLogger(config.logLevel);
+  if (earlierState) {
+    logger.emit('warn', 'data folder of an earlier version not used', { hint: earlierState });
+  }
   try {
     const app = await createApp(config, logger);
     installShutdown(app, logger, config.shutdownTimeoutMs);

@@ -49,7 +49,17 @@ export class BuildsService implements OnApplicationBootstrap {
     await this.markInterrupted();
     // A build published while this process was away (or before its DATA_DIR existed) is served first.
     await this.sync.catchUp();
-    if (this.engine.ready) {
+    const missing = await this.engine.missingTables();
+    if (missing && missing.length > 0) {
+      // The build found predates models of the project (another checkout built it, or models were added
+      // since): it goes on serving what it can, readiness says it cannot answer every dataset, and a build
+      // of the project as it is now replaces it.
+      this.logger.emit('warn', 'the build served lacks tables of the project: rebuilding', {
+        buildId: this.engine.environments.currentId,
+        missing,
+      });
+      await this.rebuild('the build served lacks tables of the project');
+    } else if (this.engine.ready) {
       // Served from an earlier build: the project's SQL (perhaps edited since) must still plan on it.
       const problems = await this.engine.checkModels(await this.parameters.catalog());
       if (problems.length > 0) {
@@ -60,6 +70,14 @@ export class BuildsService implements OnApplicationBootstrap {
         throw error;
       }
     } else {
+      const foreign = this.engine.environments.foreign;
+      if (foreign) {
+        this.logger.emit('info', 'building: the data folder holds no build of this project', {
+          found: foreign.buildId,
+          builtFrom: foreign.identity ?? 'unknown (built by an earlier version)',
+          serves: this.engine.environments.identity,
+        });
+      }
       // The first start builds; readiness waits for it. Another process may already be building.
       void this.firstBuild();
     }
