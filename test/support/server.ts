@@ -36,9 +36,10 @@ export class ServerProcess {
     readonly env: Record<string, string>,
   ) {}
 
-  static spawn(env: Record<string, string>): ServerProcess {
+  /** `cwd`: where it runs, the checkout by default (relative defaults such as `.data` are read from it). */
+  static spawn(env: Record<string, string>, cwd = REPO_ROOT): ServerProcess {
     const child = spawn(process.execPath, [MAIN], {
-      cwd: REPO_ROOT,
+      cwd,
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -62,8 +63,11 @@ export class ServerProcess {
     return server;
   }
 
-  /** Resolves with the URL once the server listens; rejects if it exits first. */
-  async listening(timeoutMs = 30000): Promise<string> {
+  /**
+   * Resolves with the URL once the server listens; rejects if it exits first. The default is generous: with
+   * the embedded database, a start took 40 s on a machine busy with other test runs.
+   */
+  async listening(timeoutMs = 90000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let exitCode: number | null | undefined;
     void this.exited?.then((code) => (exitCode = code));
