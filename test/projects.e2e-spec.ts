@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Api, BENCH_P, P } from './support/api';
@@ -12,7 +14,7 @@ import {
   baseEnv,
   startServer,
 } from './support/server';
-import { TempDir, tempDir, uniqueName } from './support/services';
+import { REDIS_URL, TempDir, tempDir, uniqueName } from './support/services';
 
 const CLI = join(REPO_ROOT, 'dist', 'cli', 'drey.js');
 
@@ -256,6 +258,63 @@ describe('a build belongs to its project', () => {
         [...t.server.logs, ...orders.logs].some((line) => line.msg === 'environment fetched'),
       ).toBe(false);
     });
+  });
+
+  it('has a worker refuse a build of another project queued on the queue it shares', async () => {
+    // Only the expenses server runs: whatever it takes from its queue, it takes. The job is queued as a
+    // server of the orders project sharing the queue (same Redis and prefix) would, by BullMQ itself, in a
+    // process of its own (BullMQ ships as ES modules, which Jest cannot load).
+    const t = await startServer();
+    try {
+      const served = (await readiness(t.server)).environment.build;
+      const buildId = randomUUID();
+      const script = `
+        import { Queue, QueueEvents } from 'bullmq';
+        const url = new URL(process.env.Q_URL);
+        const connection = { host: url.hostname, port: Number(url.port || 6379) };
+        const prefix = process.env.Q_PREFIX;
+        const queue = new Queue('builds', { connection, prefix });
+        const events = new QueueEvents('builds', { connection, prefix });
+        await events.waitUntilReady();
+        const job = await queue.add('build', { buildId: process.env.Q_ID, project: 'orders v1' }, {
+          jobId: process.env.Q_ID, deduplication: { id: 'build' }, attempts: 1,
+        });
+        try {
+          await job.waitUntilFinished(events, 120000);
+          console.log('done');
+        } catch (error) {
+          console.log('failed: ' + error.message);
+        }
+        await events.close();
+        await queue.close();
+      `;
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--input-type=module', '-e', script],
+        {
+          cwd: REPO_ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            Q_URL: REDIS_URL,
+            Q_PREFIX: t.env.REDIS_PREFIX,
+            Q_ID: buildId,
+          },
+        },
+      );
+      expect(stdout.trim()).toBe(
+        'failed: a server of expenses v1 took this build of orders v1 from the builds queue they share ' +
+          '(the same REDIS_URL and REDIS_PREFIX): give each project its own REDIS_PREFIX',
+      );
+      expect(
+        t.server.logs.find((line) => line.msg === 'build of another project refused'),
+      ).toMatchObject({ buildId, project: 'orders v1', serves: 'expenses v1' });
+      expect(
+        t.server.logs.some((line) => line.msg === 'build started' && line.buildId === buildId),
+      ).toBe(false);
+      expect((await readiness(t.server)).environment.build).toBe(served);
+    } finally {
+      await t.close();
+    }
   });
 
   describe('a build that lacks tables of the project served', () => {

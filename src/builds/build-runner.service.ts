@@ -43,6 +43,21 @@ export class BuildRunner {
 
   /** Runs one build, recording it in the history; rejects with the build's error when it fails. */
   async run(job: BuildJob): Promise<void> {
+    const serves = this.engine.environments.identity;
+    if (job.project !== undefined && job.project !== serves) {
+      // Queued by a process of another project on the same queue: building this one instead would report
+      // its build done while it changed nothing there.
+      const message =
+        `a server of ${serves} took this build of ${job.project} from the builds queue they share ` +
+        '(the same REDIS_URL and REDIS_PREFIX): give each project its own REDIS_PREFIX';
+      this.logger.emit('error', 'build of another project refused', {
+        buildId: job.buildId,
+        project: job.project,
+        serves,
+      });
+      await this.runs.markFailed(job.buildId, message).catch(() => undefined);
+      throw new BuildError(message);
+    }
     // This process serves its new build before the store names it: it must not follow the store back
     // to the previous one meanwhile.
     return this.sync.whileBuilding(() => this.runHere(job));

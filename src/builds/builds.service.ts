@@ -124,9 +124,10 @@ export class BuildsService implements OnApplicationBootstrap {
     }
     try {
       await submission.done;
-    } catch {
+    } catch (error) {
       const run = await this.runs.findById(submission.buildId);
-      throw new DomainError('build_failed', run?.error ?? 'The build failed');
+      // A worker of another project sharing the queue says why in the job, not in this project's history.
+      throw new DomainError('build_failed', run?.error ?? errorMessage(error));
     } finally {
       const run = await this.runs.findById(submission.buildId).catch(() => null);
       await this.audit.recordBy(caller, 'build', submission.buildId, {
@@ -169,7 +170,7 @@ export class BuildsService implements OnApplicationBootstrap {
     await this.runs.insertQueued(buildId, requestedBy);
     let timer: NodeJS.Timeout | undefined;
     // On a timeout the run stays queued: if the store comes back and takes the job after all, it runs.
-    const pending = this.queue.submit({ buildId });
+    const pending = this.queue.submit({ buildId, project: this.engine.environments.identity });
     try {
       const submission = await Promise.race([
         pending,
