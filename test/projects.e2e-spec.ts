@@ -257,6 +257,14 @@ describe('a build belongs to its project', () => {
       expect(
         [...t.server.logs, ...orders.logs].some((line) => line.msg === 'environment fetched'),
       ).toBe(false);
+      // One database, two histories: each project lists its own builds only.
+      const ids = async (apiOf: Api, path: string) =>
+        ((await apiOf.get(path, admin)).body as { id: string }[]).map((run) => run.id);
+      const expensesRuns = await ids(api, `${P}/builds`);
+      const ordersRuns = await ids(ordersApi, `${BENCH_P}/builds`);
+      expect(expensesRuns).toEqual(expect.arrayContaining([expensesBuild, newExpenses]));
+      expect(ordersRuns).toEqual(expect.arrayContaining([ordersBuild, newOrders]));
+      expect(expensesRuns.filter((id) => ordersRuns.includes(id))).toEqual([]);
     });
   });
 

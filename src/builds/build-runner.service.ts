@@ -65,8 +65,8 @@ export class BuildRunner {
 
   private async runHere(job: BuildJob): Promise<void> {
     const { buildId } = job;
-    // Builds run one at a time everywhere: any other unfinished build was cut off by a crash.
-    await this.runs.failUnfinishedExcept(buildId, INTERRUPTED);
+    // Builds of a project run one at a time everywhere: any other unfinished one was cut off by a crash.
+    await this.runs.failUnfinishedExcept(buildId, INTERRUPTED, this.engine.environments.identity);
     await this.runs.markRunning(buildId);
     const started = Date.now();
     this.logger.emit('info', 'build started', { buildId });

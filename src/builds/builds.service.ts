@@ -45,6 +45,14 @@ export class BuildsService implements OnApplicationBootstrap {
     });
   }
 
+  /**
+   * The project built here, `expenses v1`: its runs are the history this service shows and the builds it
+   * may fail as interrupted; other projects sharing the database have their own.
+   */
+  private get project(): string {
+    return this.engine.environments.identity;
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     await this.markInterrupted();
     // A build published while this process was away (or before its DATA_DIR existed) is served first.
@@ -145,7 +153,7 @@ export class BuildsService implements OnApplicationBootstrap {
    */
   async whyNotServing(): Promise<string | undefined> {
     if (this.engine.ready) return undefined;
-    const [latest] = await this.runs.newest(1);
+    const [latest] = await this.runs.newest(1, this.project);
     const reason =
       latest?.status === 'failed'
         ? `No data is served yet: the build ${latest.id} failed` +
@@ -160,17 +168,17 @@ export class BuildsService implements OnApplicationBootstrap {
   /** Build history, newest first. */
   async history(limit = 50): Promise<BuildRun[]> {
     await this.markInterrupted();
-    return this.runs.newest(limit);
+    return this.runs.newest(limit, this.project);
   }
 
   private async submit(
     requestedBy: string | null,
   ): Promise<{ buildId: string; done: Promise<void> } | undefined> {
     const buildId = randomUUID();
-    await this.runs.insertQueued(buildId, requestedBy);
+    await this.runs.insertQueued(buildId, requestedBy, this.project);
     let timer: NodeJS.Timeout | undefined;
     // On a timeout the run stays queued: if the store comes back and takes the job after all, it runs.
-    const pending = this.queue.submit({ buildId, project: this.engine.environments.identity });
+    const pending = this.queue.submit({ buildId, project: this.project });
     try {
       const submission = await Promise.race([
         pending,
@@ -237,7 +245,11 @@ export class BuildsService implements OnApplicationBootstrap {
   private async markInterrupted(): Promise<void> {
     if (await this.queue.busy().catch(() => true)) return;
     // A run inserted a moment ago may not have reached the queue yet: only old queued runs are stale.
-    const affected = await this.runs.failStale(new Date(Date.now() - STALE_QUEUED_MS), INTERRUPTED);
+    const affected = await this.runs.failStale(
+      new Date(Date.now() - STALE_QUEUED_MS),
+      INTERRUPTED,
+      this.project,
+    );
     if (affected > 0) {
       const removed = this.engine.environments.sweep();
       this.logger.emit('warn', 'interrupted builds marked failed', { builds: affected, removed });
