@@ -183,6 +183,9 @@ describe('a build belongs to its project', () => {
         pointer(join(cwd, '.data', 'expenses'))[0],
       );
       expect(server.logs.some((line) => line.msg === 'build started')).toBe(false);
+      expect(server.logs.find((line) => line.msg === 'listening')).toMatchObject({
+        dataDir: join(cwd, '.data', 'expenses'),
+      });
       expect(existsSync(join(cwd, '.data', 'expenses', 'pglite'))).toBe(true);
       expect(
         server.logs.find((line) => line.msg === 'data folder of an earlier version not used'),
