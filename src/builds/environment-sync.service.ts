@@ -9,10 +9,10 @@ const POLL_MS = 500;
 
 /**
  * Built environments reach every replica through the database, not a shared folder: the process that
- * built publishes the file ({@link publish}); every process asks the store for the current build twice a
- * second and at start ({@link catchUp}) for its project's newest build, fetches one it does not have into its own DATA_DIR, checks its size
- * and checksum, and switches to it. DATA_DIR is then a cache a replica may lose. With the embedded database
- * (one process) there is no one to share with, and nothing is stored.
+ * built publishes the file ({@link publish}); every process asks the store for its project's newest build
+ * twice a second and at start ({@link catchUp}), fetches one it does not have into its own DATA_DIR, checks
+ * its size and checksum, and switches to it. DATA_DIR is then a cache a replica may lose. With the embedded
+ * database (one process) there is no one to share with, and nothing is stored.
  */
 @Injectable()
 export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShutdown {
