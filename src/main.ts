@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { JsonLogger } from '@/common/json-logger';
 import { SERVICE_VERSION } from '@/common/service-version';
-import { ConfigError, loadConfig } from '@/config/config';
+import { AppConfig, ConfigError, loadConfig } from '@/config/config';
+import { withProjectDataDir } from '@/config/data-dir';
 import { EnvFileError, loadEnvFile } from '@/config/env-file';
 import { EmbeddedDatabaseInUseError, logStaleLock } from '@/database/embedded-lock';
 import { startEmbeddedPostgres } from '@/database/embedded-postgres';
@@ -9,7 +10,7 @@ import { ProjectError } from '@/core/project/project-errors';
 import { loadProject } from '@/core/project/project-loader';
 
 async function main(): Promise<void> {
-  let config;
+  let config: AppConfig;
   let envFile;
   try {
     envFile = loadEnvFile(process.env);
@@ -31,8 +32,10 @@ async function main(): Promise<void> {
   });
   // The project is checked before Nest starts, so that an invalid one is the clean list of its problems
   // (Nest would log the error with a stack trace first, from the module that loads it).
+  let earlierState: string | undefined;
   try {
-    loadProject(config.projectDir);
+    // The data folder is the project's own unless DATA_DIR says otherwise: known once its name is.
+    ({ config, earlierState } = withProjectDataDir(config, loadProject(config.projectDir).name));
   } catch (error) {
     if (error instanceof ProjectError) {
       process.stderr.write(`${error.message}\n`);
@@ -59,6 +62,9 @@ async function main(): Promise<void> {
   }
   const { createApp } = await import('./app');
   const { installShutdown } = await import('./common/shutdown');
+  if (earlierState) {
+    logger.emit('warn', 'data folder of an earlier version not used', { hint: earlierState });
+  }
   try {
     const app = await createApp(config, logger);
     const { BuildsService } = await import('./builds/builds.service');

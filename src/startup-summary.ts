@@ -30,6 +30,8 @@ export async function startupSummary(
     docs: `${url}/docs`,
     project: project.name,
     projectDir: project.dir,
+    // The data folder is the project's own by default (.data/<project name>): say which.
+    dataDir: config.dataDir,
     database: database === 'embedded' ? `embedded PGlite under ${config.dataDir}` : 'postgres',
     queue: queue === 'bullmq' ? 'redis (BullMQ)' : 'in-process',
     ...(envFile ? { envFile } : {}),

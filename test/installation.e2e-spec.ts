@@ -46,6 +46,7 @@ describe('an installation changed under a running server', () => {
     buildInfo = join(install.path, 'dist', '.tsbuildinfo');
     server = ServerProcess.spawn(
       baseEnv(data.path, database.url, {}),
+      undefined,
       join(install.path, 'dist', 'main.js'),
     );
     await server.listening();

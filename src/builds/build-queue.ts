@@ -1,8 +1,14 @@
 import type { BuildRunner } from '@/builds/build-runner.service';
 
-/** What a queued build carries: the id of its row in the build history. */
+/** What a queued build carries: the id of its row in the build history, and the project to build. */
 export interface BuildJob {
   buildId: string;
+  /**
+   * The identity (`expenses v1`) of the project of the process that queued it: a worker of another project
+   * sharing the queue (the same REDIS_URL and REDIS_PREFIX) refuses it rather than build its own in its
+   * place. Absent in jobs queued by an earlier version.
+   */
+  project?: string;
 }
 
 export type Submission = { accepted: false } | { accepted: true; done: Promise<void> };

@@ -68,6 +68,21 @@ export class BuildRunner {
   async run(job: BuildJob): Promise<void> {
     const abort = new AbortController();
     if (this.stopping) abort.abort(this.stopping);
+    const serves = this.engine.environments.identity;
+    if (job.project !== undefined && job.project !== serves) {
+      // Queued by a process of another project on the same queue: building this one instead would report
+      // its build done while it changed nothing there.
+      const message =
+        `a server of ${serves} took this build of ${job.project} from the builds queue they share ` +
+        '(the same REDIS_URL and REDIS_PREFIX): give each project its own REDIS_PREFIX';
+      this.logger.emit('error', 'build of another project refused', {
+        buildId: job.buildId,
+        project: job.project,
+        serves,
+      });
+      await this.runs.markFailed(job.buildId, message).catch(() => undefined);
+      throw new BuildError(message);
+    }
     // This process serves its new build before the store names it: it must not follow the store back
     // to the previous one meanwhile.
     const run = this.sync.whileBuilding(() => this.runHere(job, abort.signal));
@@ -96,8 +111,8 @@ export class BuildRunner {
 
   private async runHere(job: BuildJob, signal: AbortSignal): Promise<void> {
     const { buildId } = job;
-    // Builds run one at a time everywhere: any other unfinished build was cut off by a crash.
-    await this.runs.failUnfinishedExcept(buildId, INTERRUPTED);
+    // Builds of a project run one at a time everywhere: any other unfinished one was cut off by a crash.
+    await this.runs.failUnfinishedExcept(buildId, INTERRUPTED, this.engine.environments.identity);
     await this.runs.markRunning(buildId);
     const started = Date.now();
     this.logger.emit('info', 'build started', { buildId });

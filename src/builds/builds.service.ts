@@ -61,11 +61,29 @@ export class BuildsService implements OnApplicationBootstrap {
     });
   }
 
+  /**
+   * The project built here, `expenses v1`: its runs are the history this service shows and the builds it
+   * may fail as interrupted; other projects sharing the database have their own.
+   */
+  private get project(): string {
+    return this.engine.environments.identity;
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     await this.markInterrupted();
     // A build published while this process was away (or before its DATA_DIR existed) is served first.
     await this.sync.catchUp();
-    if (this.engine.ready) {
+    const missing = await this.engine.missingTables();
+    if (missing && missing.length > 0) {
+      // The build found predates models of the project (another checkout built it, or models were added
+      // since): it goes on serving what it can, readiness says it cannot answer every dataset, and a build
+      // of the project as it is now replaces it.
+      this.logger.emit('warn', 'the build served lacks tables of the project: rebuilding', {
+        buildId: this.engine.environments.currentId,
+        missing,
+      });
+      await this.rebuild('the build served lacks tables of the project');
+    } else if (this.engine.ready) {
       // Served from an earlier build: the project's SQL (perhaps edited since) must still plan on it.
       const problems = await this.engine.checkModels(await this.parameters.catalog());
       if (problems.length > 0) {
@@ -76,6 +94,14 @@ export class BuildsService implements OnApplicationBootstrap {
         throw error;
       }
     } else {
+      const foreign = this.engine.environments.foreign;
+      if (foreign) {
+        this.logger.emit('info', 'building: the data folder holds no build of this project', {
+          found: foreign.buildId,
+          builtFrom: foreign.identity ?? 'unknown (built by an earlier version)',
+          serves: this.engine.environments.identity,
+        });
+      }
       // The first start builds; readiness waits for it. Another process may already be building.
       void this.firstBuild();
     }
@@ -152,7 +178,8 @@ export class BuildsService implements OnApplicationBootstrap {
             'outcome will be in the build history (GET P/builds).',
         );
       }
-      throw new DomainError('build_failed', 'The build failed');
+      // A worker of another project sharing the queue says why in the job, not in this project's history.
+      throw new DomainError('build_failed', run?.error ?? errorMessage(error));
     } finally {
       const run = await this.runs.findById(submission.buildId).catch(() => null);
       await this.audit.recordBy(caller, 'build', submission.buildId, {
@@ -170,7 +197,7 @@ export class BuildsService implements OnApplicationBootstrap {
    */
   async whyNotServing(): Promise<string | undefined> {
     if (this.engine.ready) return undefined;
-    const [latest] = await this.runs.newest(1);
+    const [latest] = await this.runs.newest(1, this.project);
     const reason =
       latest?.status === 'failed'
         ? `No data is served yet: the build ${latest.id} failed` +
@@ -185,17 +212,17 @@ export class BuildsService implements OnApplicationBootstrap {
   /** Build history, newest first. */
   async history(limit = 50): Promise<BuildRun[]> {
     await this.markInterrupted();
-    return this.runs.newest(limit);
+    return this.runs.newest(limit, this.project);
   }
 
   private async submit(
     requestedBy: string | null,
   ): Promise<{ buildId: string; done: Promise<void> } | undefined> {
     const buildId = randomUUID();
-    await this.runs.insertQueued(buildId, requestedBy);
+    await this.runs.insertQueued(buildId, requestedBy, this.project);
     let timer: NodeJS.Timeout | undefined;
     // On a timeout the run stays queued: if the store comes back and takes the job after all, it runs.
-    const pending = this.queue.submit({ buildId });
+    const pending = this.queue.submit({ buildId, project: this.project });
     try {
       const submission = await Promise.race([
         pending,
@@ -262,7 +289,11 @@ export class BuildsService implements OnApplicationBootstrap {
   private async markInterrupted(): Promise<void> {
     if (await this.queue.busy().catch(() => true)) return;
     // A run inserted a moment ago may not have reached the queue yet: only old queued runs are stale.
-    const affected = await this.runs.failStale(new Date(Date.now() - STALE_QUEUED_MS), INTERRUPTED);
+    const affected = await this.runs.failStale(
+      new Date(Date.now() - STALE_QUEUED_MS),
+      INTERRUPTED,
+      this.project,
+    );
     if (affected > 0) {
       const removed = this.engine.environments.sweep();
       this.logger.emit('warn', 'interrupted builds marked failed', { builds: affected, removed });

@@ -9,10 +9,10 @@ const POLL_MS = 500;
 
 /**
  * Built environments reach every replica through the database, not a shared folder: the process that
- * built publishes the file ({@link publish}); every process asks the store for the current build twice a
- * second and at start ({@link catchUp}), fetches one it does not have into its own DATA_DIR, checks its size
- * and checksum, and switches to it. DATA_DIR is then a cache a replica may lose. With the embedded database
- * (one process) there is no one to share with, and nothing is stored.
+ * built publishes the file ({@link publish}); every process asks the store for its project's newest build
+ * twice a second and at start ({@link catchUp}), fetches one it does not have into its own DATA_DIR, checks
+ * its size and checksum, and switches to it. DATA_DIR is then a cache a replica may lose. With the embedded
+ * database (one process) there is no one to share with, and nothing is stored.
  */
 @Injectable()
 export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -33,10 +33,25 @@ export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShu
     this.enabled = database.kind === 'postgres';
   }
 
-  onApplicationBootstrap(): void {
+  /** The project whose builds this process publishes and fetches, `expenses v1`. */
+  private get project(): string {
+    return this.engine.environments.identity;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.enabled) return;
     this.timer = setInterval(() => void this.catchUp(), POLL_MS);
     this.timer.unref();
+    // Never fetched (the store is asked for this project's builds only), but worth a word: one Postgres for
+    // two projects also means one set of users, tokens and build history.
+    const others = await this.store.otherProjects(this.project).catch(() => []);
+    if (others.length > 0) {
+      this.logger.emit('warn', 'the database stores builds of other projects', {
+        serves: this.project,
+        others,
+        hint: 'their builds are never served here; give each project its own DATABASE_URL',
+      });
+    }
   }
 
   onApplicationShutdown(): void {
@@ -48,8 +63,8 @@ export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShu
     if (!this.enabled) return;
     const started = Date.now();
     try {
-      const stored = await this.store.publish(buildId, file);
-      const pruned = await this.store.prune(2);
+      const stored = await this.store.publish(buildId, file, this.project);
+      const pruned = await this.store.prune(this.project, 2);
       this.logger.emit('info', 'environment published', {
         buildId,
         bytes: stored.size,
@@ -91,7 +106,7 @@ export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShu
   private async follow(): Promise<void> {
     if (this.building > 0) return;
     try {
-      const current = await this.store.current();
+      const current = await this.store.current(this.project);
       if (this.building > 0) return;
       if (!current || current.buildId === this.engine.environments.currentId) return;
       const started = Date.now();

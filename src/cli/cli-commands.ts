@@ -281,14 +281,26 @@ async function catalogOf(project: Project, options: EngineSetup): Promise<Parame
   try {
     if (!(await engine.open())) {
       throw new Error(
-        `the parameters take options or bounds from the built tables, and ${options.dataDir} has ` +
-          'no environment yet: run `npm run drey -- build` first',
+        `the parameters take options or bounds from the built tables, and ${noBuild(engine, options)}`,
       );
     }
     return await buildCatalog(project, (sql) => engine.queryBuilt(sql));
   } finally {
     await engine.close();
   }
+}
+
+/** Why `engine` has nothing to run on, and what to do. */
+function noBuild(engine: Engine, options: EngineSetup): string {
+  const foreign = engine.environments.foreign;
+  if (!foreign) {
+    return `${options.dataDir} has no built environment yet: run \`npm run drey -- build\` first`;
+  }
+  return (
+    `${options.dataDir} has no build of ${engine.environments.identity}: its current build ` +
+    `${foreign.buildId} is of ${foreign.identity ?? 'a project an earlier version did not record'}. ` +
+    `Run \`npm run drey -- build --project ${engine.project.dir}\` first, or use that project's own DATA_DIR`
+  );
 }
 
 function datasetOf(project: Project, name: string): DatasetSpec {
@@ -350,11 +362,7 @@ export async function run(
   const request = requestFromCli(project, dataset.parameters, args.params);
   const engine = new Engine(project, options);
   try {
-    if (!(await engine.open())) {
-      throw new Error(
-        `${options.dataDir} has no built environment yet: run \`npm run drey -- build\` first`,
-      );
-    }
+    if (!(await engine.open())) throw new Error(noBuild(engine, options));
     const catalog = await buildCatalog(project, (sql) => engine.queryBuilt(sql));
     const selections = catalog.selections(dataset.parameters, request, view);
     if (args.format === 'table') {

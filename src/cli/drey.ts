@@ -10,9 +10,10 @@ import {
   validate,
 } from '@/cli/cli-commands';
 import { AppConfig, loadConfig } from '@/config/config';
+import { withProjectDataDir } from '@/config/data-dir';
 import { loadEnvFile } from '@/config/env-file';
 import type { Env } from '@/engine/connections/connection-registry';
-import { loadProject } from '@/core/project/project-loader';
+import { loadProject, readProjectName } from '@/core/project/project-loader';
 import { SERVICE_VERSION } from '@/common/service-version';
 
 export interface CliOutput extends Output {
@@ -40,7 +41,19 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
     // The process's environment, completed from .env as the service's is.
     const env = { ...given };
     loadEnvFile(env);
-    const config = loadConfig(env);
+    let config = loadConfig(env);
+    // DATA_DIR, or the data folder of the project the command is about (`--project`, else PROJECT_DIR):
+    // `drey build --project ../shop` builds into shop's folder, never into the one another project serves.
+    // Not for `validate` (a scratch folder; a broken project.yml is one of the problems it lists) nor `dev`
+    // (its server resolves its own).
+    if (args.command !== 'validate' && args.command !== 'dev') {
+      const resolved = withProjectDataDir(
+        config,
+        readProjectName(args.project ? resolve(args.project) : config.projectDir),
+      );
+      config = resolved.config;
+      if (resolved.earlierState) output.err(`note: ${resolved.earlierState}`);
+    }
     if (isUsersCommand(args.command)) {
       // Loaded only here: it brings the database layer (TypeORM, argon2), which the other commands need not.
       // A relative path: the build rewrites `@/` paths only in static imports.

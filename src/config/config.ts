@@ -23,7 +23,13 @@ export interface AppConfig {
   redisUrl?: string;
   /** Namespace of every Redis key (queues, caches), so several deployments can share one Redis. */
   redisPrefix: string;
+  /**
+   * `DATA_DIR`. When it is not set, the default `.data` until the project is known, then `.data/<project
+   * name>` ({@link withProjectDataDir}): two projects run from one checkout keep apart.
+   */
   dataDir: string;
+  /** True while `dataDir` is the default's parent, to be completed with the project's name. */
+  dataDirPerProject: boolean;
   /** Undefined in development means "generate once and persist under dataDir". */
   jwtSecret?: string;
   /**
@@ -80,6 +86,9 @@ export interface AppConfig {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Where state lives when DATA_DIR is not set: a folder per project under it. */
+export const DEFAULT_DATA_DIR = '.data';
 
 function text(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
@@ -240,7 +249,8 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     databaseWaitMs: integer(env, 'DATABASE_WAIT_SECONDS', 60, 0, 3600) * 1000,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: redisPrefix(env),
-    dataDir: path(env, 'DATA_DIR', '.data', cwd),
+    dataDir: path(env, 'DATA_DIR', DEFAULT_DATA_DIR, cwd),
+    dataDirPerProject: text(env, 'DATA_DIR') === undefined,
     jwtSecret,
     ...previousSecrets(env, jwtSecret),
     adminPassword,

@@ -8,6 +8,7 @@ import { UsersAndTokens1763800100000 } from '@/database/migrations/1763800100000
 import { AuditEvents1763800200000 } from '@/database/migrations/1763800200000-audit-events';
 import { BuildProgress1764000000000 } from '@/database/migrations/1764000000000-build-progress';
 import { EnvironmentStore1764000100000 } from '@/database/migrations/1764000100000-environment-store';
+import { BuildsProject1764100000000 } from '@/database/migrations/1764100000000-builds-project';
 
 /** Every entity and every migration, in order. A test fails when the two disagree. */
 export const ENTITIES = [BuildRun, User, AccessToken, LoginFailure, AuditEvent];
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   AuditEvents1763800200000,
   BuildProgress1764000000000,
   EnvironmentStore1764000100000,
+  BuildsProject1764100000000,
 ];

@@ -1,4 +1,5 @@
 import { Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { JsonLogger } from '@/common/json-logger';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Engine } from '@/engine/engine';
 import { ServedProject } from '@/core/project/served-project';
@@ -8,15 +9,28 @@ import { ServedProject } from '@/core/project/served-project';
   providers: [
     {
       provide: Engine,
-      inject: [ServedProject, APP_CONFIG],
-      useFactory: (served: ServedProject, config: AppConfig) =>
-        new Engine(served, {
+      inject: [ServedProject, APP_CONFIG, JsonLogger],
+      useFactory: (served: ServedProject, config: AppConfig, logger: JsonLogger) => {
+        const engine: Engine = new Engine(served, {
           dataDir: config.dataDir,
           env: config.connectionEnv,
           maxRows: config.maxResultRows,
           queryTimeoutMs: config.queryTimeoutMs,
           limits: config.engine,
-        }),
+          // Once per build found: the data folder is shared with another project (DATA_DIR set to one
+          // folder for both), or holds a build of an earlier version that did not record its project.
+          onForeignBuild: (found) =>
+            logger.emit('warn', 'build of another project not served', {
+              buildId: found.buildId,
+              builtFrom: found.identity ?? 'unknown (built by an earlier version)',
+              serves: engine.environments.identity,
+              served: engine.environments.currentId ?? null,
+              dataDir: config.dataDir,
+              hint: 'give each project its own DATA_DIR (by default .data/<project name>)',
+            }),
+        });
+        return engine;
+      },
     },
   ],
   exports: [Engine],

@@ -14,7 +14,11 @@ import type { QueryLimits } from '@/engine/duckdb/duckdb-query';
 import { DEFAULT_ENGINE_LIMITS, EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import type { Environment, Lease } from '@/engine/environment/environment';
-import { EnvironmentManager } from '@/engine/environment/environment-manager';
+import {
+  EnvironmentManager,
+  ForeignBuild,
+  projectIdentity,
+} from '@/engine/environment/environment-manager';
 import { CompiledDataset, compileDataset, datasetModel } from '@/engine/compile';
 import type { ComposedQuery, RequestValues } from '@/engine/query/model-sql';
 import { ModelReads, modelReads } from '@/engine/query/model-reads';
@@ -51,6 +55,11 @@ export interface EngineOptions {
   postgresPoolSize?: ConnectionOptions['postgresPoolSize'];
   /** Memory, threads and spill space of every DuckDB database: the one served, and a build's. */
   limits?: Partial<EngineLimits>;
+  /**
+   * Told when the data folder's pointer names another project's build, which is not served (see
+   * {@link EnvironmentManager}); the service logs it.
+   */
+  onForeignBuild?: (found: ForeignBuild) => void;
 }
 
 /** Runs queries over the environment being built, before readers switch to it. */
@@ -99,6 +108,8 @@ export class Engine {
         this.reads.clear();
       },
       { ...DEFAULT_ENGINE_LIMITS, ...options.limits },
+      projectIdentity(this.served.current),
+      options.onForeignBuild,
     );
     this.env = options.env ?? {};
     this.connections = new ExternalConnections(this.project.connections, this.env, {
@@ -228,6 +239,28 @@ export class Engine {
     return this.environments.use((environment) =>
       this.checkModelsOn(environment.project ?? this.project, environment, catalog),
     );
+  }
+
+  /**
+   * The tables the served project's seeds, sources and build models make that the environment served
+   * lacks, as `model (kind)`: not empty when the build predates them (a build made by another checkout of
+   * the project, or before a model was added), and then the datasets that read them cannot answer. Asked
+   * once per environment. Undefined while nothing is served.
+   */
+  async missingTables(): Promise<string[] | undefined> {
+    if (!this.environments.ready) return undefined;
+    return this.environments.use((environment) => {
+      const project = environment.project ?? this.project;
+      environment.missingTables ??= tablesOf(environment).then((tables) =>
+        project.models
+          .filter(
+            (model) => model.kind === 'seed' || model.kind === 'source' || model.kind === 'build',
+          )
+          .filter((model) => !tables.has(model.name))
+          .map((model) => `${model.name} (${model.kind})`),
+      );
+      return environment.missingTables;
+    });
   }
 
   private async checkModelsOn(
@@ -374,5 +407,18 @@ export class Engine {
   async close(): Promise<void> {
     this.environments.close();
     await this.connections.close();
+  }
+}
+
+/** The names of the tables of an environment. */
+async function tablesOf(environment: Environment): Promise<Set<string>> {
+  const connection = await environment.connect();
+  try {
+    const reader = await connection.runAndReadAll(
+      "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'",
+    );
+    return new Set(reader.getRows().map((row) => String(row[0])));
+  } finally {
+    connection.closeSync();
   }
 }

@@ -77,16 +77,7 @@ export class HealthService {
       database,
       queue,
       project: { status: 'up', kind: this.project.name },
-      // open() follows a build made by another process; before the first build there is nothing to serve.
-      environment: (await this.engine.open().catch(() => false))
-        ? { status: 'up', kind: 'duckdb', build: this.engine.environments.currentId }
-        : {
-            status: 'down',
-            kind: 'duckdb',
-            detail:
-              (await this.builds.whyNotServing().catch(() => undefined)) ??
-              'the first build has not finished',
-          },
+      environment: await this.environment(),
       installation: this.installationCheck(),
       renderer: this.rendererCheck(),
     };
@@ -120,5 +111,52 @@ export class HealthService {
   private rendererCheck(): Check {
     const { works, detail } = this.renderer.state();
     return { status: works === true ? 'up' : 'degraded', kind: 'chromium', detail };
+  }
+
+  /**
+   * Whether the build served can answer the project's datasets: one is open (open() follows a build made by
+   * another process; before the first build there is nothing to serve) and has every table the project's
+   * seeds, sources and build models make.
+   */
+  private async environment(): Promise<Check> {
+    const environments = this.engine.environments;
+    if (!(await this.engine.open().catch(() => false))) {
+      const foreign = environments.foreign;
+      return {
+        status: 'down',
+        kind: 'duckdb',
+        detail:
+          (await this.builds.whyNotServing().catch(() => undefined)) ??
+          (foreign
+            ? `the data folder's build ${foreign.buildId} is of another project ` +
+              `(${foreign.identity ?? 'built by an earlier version'}), not of ${environments.identity}: ` +
+              'the first build of this project has not finished'
+            : 'the first build has not finished'),
+      };
+    }
+    const build = environments.currentId;
+    let missing: string[] | undefined;
+    try {
+      missing = await within(this.engine.missingTables(), CHECK_TIMEOUT_MS);
+    } catch (error) {
+      return {
+        status: 'down',
+        kind: 'duckdb',
+        build,
+        detail: `the tables of build ${build} could not be listed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    if (missing && missing.length > 0) {
+      return {
+        status: 'down',
+        kind: 'duckdb',
+        build,
+        detail:
+          `build ${build} lacks tables the project needs: ${missing.join(', ')}; it was built before ` +
+          'they were added, or from another copy of the project. Build the project as it is here: ' +
+          'POST P/build, or `npm run drey -- build` on this data folder',
+      };
+    }
+    return { status: 'up', kind: 'duckdb', build };
   }
 }

@@ -36,10 +36,13 @@ export class ServerProcess {
     readonly env: Record<string, string>,
   ) {}
 
-  /** `main`: another installation's `dist/main.js` (a copy the test may change under the process). */
-  static spawn(env: Record<string, string>, main = MAIN): ServerProcess {
+  /**
+   * `cwd`: where it runs, the checkout by default (relative defaults such as `.data` are read from it);
+   * `main`: another installation's `dist/main.js` (a copy the test may change under the process).
+   */
+  static spawn(env: Record<string, string>, cwd = REPO_ROOT, main = MAIN): ServerProcess {
     const child = spawn(process.execPath, [main], {
-      cwd: REPO_ROOT,
+      cwd,
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -63,8 +66,11 @@ export class ServerProcess {
     return server;
   }
 
-  /** Resolves with the URL once the server listens; rejects if it exits first. */
-  async listening(timeoutMs = 30000): Promise<string> {
+  /**
+   * Resolves with the URL once the server listens; rejects if it exits first. The default is generous: with
+   * the embedded database, a start took 40 s on a machine busy with other test runs.
+   */
+  async listening(timeoutMs = 90000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let exitCode: number | null | undefined;
     void this.exited?.then((code) => (exitCode = code));

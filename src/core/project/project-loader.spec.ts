@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EXAMPLE_PARAMETER_NAMES } from '@/core/parameters/__fixtures__/example-parameters';
 import { ProjectError } from '@/core/project/project-errors';
-import { loadProject } from '@/core/project/project-loader';
+import { loadProject, readProjectName } from '@/core/project/project-loader';
 
 const EXAMPLE = join(__dirname, '..', '..', '..', 'examples', 'expenses');
 
@@ -160,5 +160,26 @@ describe('loadProject', () => {
       // The parameters domain checks the definitions too, after the loader's own checks.
       'project.yml|parameters[1].name|"p1" is defined twice',
     ]);
+  });
+});
+
+describe('readProjectName', () => {
+  it('reads the name alone, even of a project whose models are broken', () => {
+    expect(readProjectName(EXAMPLE)).toBe('expenses');
+    const broken = projectOf({
+      'project.yml': 'name: shop\nmajor_version: 1\n',
+      'models/bad.sql': 'SELECT {{ unclosed',
+    });
+    expect(readProjectName(broken)).toBe('shop');
+    rmSync(broken, { recursive: true, force: true });
+  });
+
+  it('refuses a manifest without a usable name, as the loader does', () => {
+    for (const manifest of ['major_version: 1\n', 'name: Not A Name\n', 'name: [a\n']) {
+      const dir = projectWith(manifest);
+      expect(() => readProjectName(dir)).toThrow(ProjectError);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(() => readProjectName('/nonexistent/drey-project')).toThrow(/project folder not found/);
   });
 });

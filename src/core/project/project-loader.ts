@@ -133,4 +133,30 @@ export function readProject(dirInput: string): ProjectReading {
   };
 }
 
+/**
+ * The project's name alone, from project.yml: what names its data folder, for a command that does not need
+ * the whole project (and should work while a model is broken). Throws {@link ProjectError} as the loader
+ * would for the manifest.
+ */
+export function readProjectName(dirInput: string): string {
+  const dir = resolve(dirInput);
+  const problems = new Problems();
+  if (!existsSync(dir)) {
+    throw new ProjectError([{ file: dir, path: '', message: 'project folder not found' }]);
+  }
+  const manifest = readYaml(dir, MANIFEST, problems);
+  problems.throwIfAny();
+  const name = isMapping(manifest) ? manifest.name : undefined;
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw new ProjectError([
+      {
+        file: MANIFEST,
+        path: 'name',
+        message: 'must be a lowercase name (letters, digits, _ or -)',
+      },
+    ]);
+  }
+  return name;
+}
+
 export { ProjectError };

@@ -50,6 +50,13 @@ export class BuildRun {
   @Column({ type: 'jsonb', nullable: true })
   progress!: BuildRunProgress | null;
 
+  /**
+   * The project it builds, `expenses v1` (see `projectIdentity`): projects sharing one Postgres keep their
+   * histories, and their unfinished builds, apart. Null for builds older than the column.
+   */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  project!: string | null;
+
   /** The environment file the build produced, once it succeeded. */
   @Column({ name: 'environment_file', type: 'varchar', length: 255, nullable: true })
   environmentFile!: string | null;

@@ -1,8 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, LessThan, Not, Repository } from 'typeorm';
+import { DataSource, FindOptionsWhere, In, IsNull, LessThan, Not, Repository } from 'typeorm';
 import { BuildRun, BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
 
-/** The `build_runs` table: the history of builds, and the state of the one in flight. */
+/**
+ * The runs of `project` and those older than the column (null), which belong to whichever project reads
+ * them; every run when no project is given.
+ */
+function ofProject(
+  where: FindOptionsWhere<BuildRun>,
+  project: string | undefined,
+): FindOptionsWhere<BuildRun>[] {
+  return project === undefined
+    ? [where]
+    : [
+        { ...where, project },
+        { ...where, project: IsNull() },
+      ];
+}
+
+/**
+ * The `build_runs` table: the history of builds, and the state of the one in flight. Methods that take a
+ * project read and change only that project's runs (and the runs from before runs recorded one).
+ */
 @Injectable()
 export class BuildRunsRepository {
   private readonly runs: Repository<BuildRun>;
@@ -16,12 +35,22 @@ export class BuildRunsRepository {
   }
 
   /** The last `limit` runs, newest first. */
-  newest(limit: number): Promise<BuildRun[]> {
-    return this.runs.find({ order: { queuedAt: 'DESC' }, take: limit });
+  newest(limit: number, project?: string): Promise<BuildRun[]> {
+    return this.runs.find({
+      where: project === undefined ? undefined : ofProject({}, project),
+      order: { queuedAt: 'DESC' },
+      take: limit,
+    });
   }
 
-  async insertQueued(id: string, requestedBy: string | null): Promise<void> {
-    await this.runs.insert({ id, status: 'queued', requestedBy, models: [] });
+  async insertQueued(id: string, requestedBy: string | null, project?: string): Promise<void> {
+    await this.runs.insert({
+      id,
+      status: 'queued',
+      requestedBy,
+      models: [],
+      project: project ?? null,
+    });
   }
 
   /** Removes a run the queue refused, so that it never shows in the history. */
@@ -63,9 +92,9 @@ export class BuildRunsRepository {
   }
 
   /** Fails every queued or running run but `id` with `error`; the number of runs it failed. */
-  async failUnfinishedExcept(id: string, error: string): Promise<number> {
+  async failUnfinishedExcept(id: string, error: string, project?: string): Promise<number> {
     const result = await this.runs.update(
-      { status: In(['queued', 'running']), id: Not(id) },
+      ofProject({ status: In(['queued', 'running']), id: Not(id) }, project),
       { status: 'failed', finishedAt: new Date(), error },
     );
     return result.affected ?? 0;
@@ -75,13 +104,14 @@ export class BuildRunsRepository {
    * Fails with `error` every running run and every run queued before `queuedBefore`; the number of runs it
    * failed.
    */
-  async failStale(queuedBefore: Date, error: string): Promise<number> {
-    const running = await this.runs.update(
-      { status: 'running' },
-      { status: 'failed', finishedAt: new Date(), error },
-    );
+  async failStale(queuedBefore: Date, error: string, project?: string): Promise<number> {
+    const running = await this.runs.update(ofProject({ status: 'running' }, project), {
+      status: 'failed',
+      finishedAt: new Date(),
+      error,
+    });
     const queued = await this.runs.update(
-      { status: 'queued', queuedAt: LessThan(queuedBefore) },
+      ofProject({ status: 'queued', queuedAt: LessThan(queuedBefore) }, project),
       { status: 'failed', finishedAt: new Date(), error },
     );
     return (running.affected ?? 0) + (queued.affected ?? 0);

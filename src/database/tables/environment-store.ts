@@ -4,11 +4,13 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { DataSource } from 'typeorm';
 
-/** A published environment: its build, size and SHA-256. */
+/** A published environment: its build, size and SHA-256, and the project it was built from. */
 export interface StoredEnvironment {
   buildId: string;
   size: number;
   sha256: string;
+  /** The project's identity, `expenses v1` (see `projectIdentity`). */
+  project: string;
 }
 
 /** Bytes per stored chunk: a row small enough for Postgres, large enough to keep the rows few. */
@@ -20,15 +22,16 @@ export class EnvironmentIntegrityError extends Error {}
 /**
  * Built environments in Postgres, which every replica already has, so that replicas need no shared folder:
  * the builder publishes each successful build's file; the others fetch it into their own DATA_DIR, check it
- * and switch to it. The newest published build is the current one. Files are streamed in chunks of 8 MB
+ * and switch to it. The newest published build of a project is that project's current one: replicas of
+ * different projects sharing one Postgres never see each other's builds. Files are streamed in chunks of 8 MB
  * (rows of `bytea`), never held whole in memory. An object store (S3) could implement the same methods.
  */
 @Injectable()
 export class EnvironmentStore {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Stores the file of a build and makes it the current one; a no-op for a build already stored. */
-  async publish(buildId: string, file: string): Promise<StoredEnvironment> {
+  /** Stores the file of a build of `project` and makes it that project's current one. */
+  async publish(buildId: string, file: string, project: string): Promise<StoredEnvironment> {
     const hash = createHash('sha256');
     let size = 0;
     const runner = this.dataSource.createQueryRunner();
@@ -49,12 +52,13 @@ export class EnvironmentStore {
       const sha256 = hash.digest('hex');
       // The row is written last, in the same transaction: a replica never sees a build without its bytes.
       await runner.query(
-        `INSERT INTO "environment_files" ("build_id", "size", "sha256") VALUES ($1, $2, $3)
-         ON CONFLICT ("build_id") DO UPDATE SET "size" = $2, "sha256" = $3, "published_at" = now()`,
-        [buildId, size, sha256],
+        `INSERT INTO "environment_files" ("build_id", "size", "sha256", "project") VALUES ($1, $2, $3, $4)
+         ON CONFLICT ("build_id") DO UPDATE SET "size" = $2, "sha256" = $3, "project" = $4,
+           "published_at" = now()`,
+        [buildId, size, sha256, project],
       );
       await runner.commitTransaction();
-      return { buildId, size, sha256 };
+      return { buildId, size, sha256, project };
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction();
       throw error;
@@ -63,14 +67,27 @@ export class EnvironmentStore {
     }
   }
 
-  /** The build every replica should serve: the newest published one. */
-  async current(): Promise<StoredEnvironment | null> {
+  /** The build every replica of `project` should serve: the newest published one of that project. */
+  async current(project: string): Promise<StoredEnvironment | null> {
     const rows = await this.dataSource.query<{ build_id: string; size: string; sha256: string }[]>(
-      `SELECT "build_id", "size", "sha256" FROM "environment_files"
+      `SELECT "build_id", "size", "sha256" FROM "environment_files" WHERE "project" = $1
        ORDER BY "published_at" DESC, "build_id" DESC LIMIT 1`,
+      [project],
     );
     const [row] = rows;
-    return row ? { buildId: row.build_id, size: Number(row.size), sha256: row.sha256 } : null;
+    return row
+      ? { buildId: row.build_id, size: Number(row.size), sha256: row.sha256, project }
+      : null;
+  }
+
+  /** The other projects that have builds here: a Postgres shared by mistake, which the log says. */
+  async otherProjects(project: string): Promise<string[]> {
+    const rows = await this.dataSource.query<{ project: string }[]>(
+      `SELECT DISTINCT "project" FROM "environment_files"
+       WHERE "project" IS NOT NULL AND "project" <> $1 ORDER BY "project"`,
+      [project],
+    );
+    return rows.map((row) => row.project);
   }
 
   /**
@@ -105,17 +122,24 @@ export class EnvironmentStore {
   }
 
   /**
-   * Deletes all but the `keep` newest published builds. A replica still fetching an older one fails its
-   * checksum and fetches the current one on its next try.
+   * Deletes all but the `keep` newest published builds of `project`, and the builds stored before builds
+   * recorded their project (no replica fetches those any more) that are older than the ones kept. Other
+   * projects' builds are theirs to prune. A replica still fetching an older one fails its checksum and
+   * fetches the current one on its next try.
    */
-  async prune(keep = 2): Promise<string[]> {
+  async prune(project: string, keep = 2): Promise<string[]> {
     const rows = await this.dataSource.query<
       [{ build_id: string }[], number] | { build_id: string }[]
     >(
-      `DELETE FROM "environment_files" WHERE "build_id" NOT IN (
-         SELECT "build_id" FROM "environment_files" ORDER BY "published_at" DESC, "build_id" DESC LIMIT $1
-       ) RETURNING "build_id"`,
-      [keep],
+      `WITH "kept" AS (
+         SELECT "build_id", "published_at" FROM "environment_files" WHERE "project" = $1
+         ORDER BY "published_at" DESC, "build_id" DESC LIMIT $2
+       )
+       DELETE FROM "environment_files" WHERE
+         ("project" = $1 AND "build_id" NOT IN (SELECT "build_id" FROM "kept"))
+         OR ("project" IS NULL AND "published_at" < (SELECT min("published_at") FROM "kept"))
+       RETURNING "build_id"`,
+      [project, keep],
     );
     const deleted = (Array.isArray(rows[0]) ? rows[0] : rows) as { build_id: string }[];
     const ids = deleted.map((row) => row.build_id);

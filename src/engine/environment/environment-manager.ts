@@ -17,6 +17,31 @@ import { leftoversIn, processAlive, writerOf } from '@/engine/environment/leftov
 const POINTER = 'current';
 const BUILD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
+/**
+ * Which project a build belongs to: its name and major version, e.g. `expenses v1`. Both, because together
+ * they name the API's paths and are what a build may not change while served (`BuildRunner` refuses a build
+ * that changes them): a build of the same name at another major version is made for other paths and, by
+ * the meaning of a major version, other tables, so a process never serves it either; a build of the same
+ * project after a minor edit is the normal case and is followed. Not the folder: replicas load the same
+ * project from different paths.
+ */
+export function projectIdentity(project: { name: string; majorVersion: number }): string {
+  return `${project.name} v${project.majorVersion}`;
+}
+
+/** A build the pointer names that this manager does not serve, because another project made it. */
+export interface ForeignBuild {
+  buildId: string;
+  /** Its project's identity; undefined for a pointer written before builds recorded it. */
+  identity?: string;
+}
+
+/** The pointer's text: the build id, then its project's identity (a pointer of one line has none). */
+function parsePointer(text: string): ForeignBuild {
+  const [buildId = '', identity] = text.split('\n').map((line) => line.trim());
+  return { buildId, identity: identity || undefined };
+}
+
 export function checkBuildId(buildId: string): void {
   if (!BUILD_ID.test(buildId)) {
     throw new Error(`build id "${buildId}" must be 1-100 letters, digits, _ or -`);
@@ -25,8 +50,11 @@ export function checkBuildId(buildId: string): void {
 
 /**
  * The environments under `<dataDir>/environments`: `<buildId>.duckdb` files and a `current` file naming the
- * one readers use. Switching rewrites `current` by rename, so every process sharing the folder sees either
- * the old or the new name, never a partial one, and picks the change up on its next query.
+ * one readers use and the project it was built from. Switching rewrites `current` by rename, so every
+ * process sharing the folder sees either the old or the new name, never a partial one, and picks the change
+ * up on its next query. A pointer to another project's build (a folder shared by mistake, or a build of an
+ * earlier version that recorded no project) is never followed: what is served stays, and `foreign` says
+ * what was found.
  */
 export class EnvironmentManager {
   readonly dir: string;
@@ -35,18 +63,32 @@ export class EnvironmentManager {
   private pointerStamp = '';
   private refreshing?: Promise<void>;
   private unavailable?: string;
+  private foreignBuild?: ForeignBuild;
 
   /**
    * @param switched told of every environment readers switch to (built here or followed), before any
    * reader gets it: the engine serves that environment's project from then on.
    * @param limits what each environment opened here may use (memory, threads, disk).
+   * @param identity the project's identity ({@link projectIdentity}): written into the pointer by builds
+   * made here, required of builds made elsewhere before they are followed.
+   * @param onForeign told once of each pointer to another project's build that is not followed.
    */
   constructor(
     dataDir: string,
     private readonly switched: (environment: Environment) => void = () => undefined,
     readonly limits: EngineLimits = DEFAULT_ENGINE_LIMITS,
+    readonly identity = 'unnamed v0',
+    private readonly onForeign: (found: ForeignBuild) => void = () => undefined,
   ) {
     this.dir = join(dataDir, 'environments');
+  }
+
+  /**
+   * The build the pointer names when it is another project's (and so not served here), until the pointer
+   * names one of this project again; undefined otherwise.
+   */
+  get foreign(): ForeignBuild | undefined {
+    return this.foreignBuild;
   }
 
   fileOf(buildId: string): string {
@@ -109,18 +151,25 @@ export class EnvironmentManager {
 
   /** Makes a freshly built environment the current one, here and, through the pointer, everywhere. */
   install(environment: Environment): void {
+    this.point(environment.id);
+    this.pointerStamp = this.stamp();
+    this.foreignBuild = undefined;
+    this.swap(environment);
+  }
+
+  /** Names `buildId`, of this project, in the pointer: by rename, so that no reader sees half of it. */
+  private point(buildId: string): void {
     const pointer = join(this.dir, POINTER);
     const temporary = `${pointer}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${environment.id}\n`);
+    writeFileSync(temporary, `${buildId}\n${this.identity}\n`);
     renameSync(temporary, pointer);
-    this.pointerStamp = this.stamp();
-    this.swap(environment);
   }
 
   /**
    * Makes a build made elsewhere the current one here: `write` puts its file at the path it is given (a
    * temporary name, renamed once complete), then the pointer names it and readers switch to it as to any
-   * build. A file already here (a shared folder) is not written again.
+   * build. A file already here (a shared folder) is not written again. The caller makes sure the build is
+   * of this project (the store keys builds by project).
    */
   async adopt(buildId: string, write: (path: string) => Promise<void>): Promise<void> {
     const file = this.fileOf(buildId);
@@ -134,10 +183,7 @@ export class EnvironmentManager {
         rmSync(partial, { force: true });
       }
     }
-    const pointer = join(this.dir, POINTER);
-    const temporary = `${pointer}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${buildId}\n`);
-    renameSync(temporary, pointer);
+    this.point(buildId);
     if (this.stamp() !== this.pointerStamp) await this.refresh();
   }
 
@@ -147,11 +193,12 @@ export class EnvironmentManager {
    * that is still running (its file names its pid) is spared. Returns their names.
    */
   sweep(): string[] {
-    const keep = this.currentId;
+    // The build the pointer names stays too: in a folder shared with another project, that one's build.
+    const keep = new Set([this.currentId, this.named()]);
     const removed: string[] = this.removeLeftovers();
     for (const file of readdirSync(this.dir)) {
       const match = /^([A-Za-z0-9_-]{1,100})\.duckdb$/.exec(file);
-      if (!match || match[1] === keep) continue;
+      if (!match || keep.has(match[1])) continue;
       const writer = writerOf(file);
       if (writer !== undefined && processAlive(writer)) continue;
       removeDatabaseFiles(join(this.dir, file));
@@ -189,6 +236,15 @@ export class EnvironmentManager {
     if (previous && previous !== environment) previous.retire();
   }
 
+  /** The build id the pointer names, if there is one. */
+  private named(): string | undefined {
+    try {
+      return parsePointer(readFileSync(join(this.dir, POINTER), 'utf8')).buildId || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   private stamp(): string {
     try {
       const stat = statSync(join(this.dir, POINTER));
@@ -213,7 +269,17 @@ export class EnvironmentManager {
       const stamp = this.stamp();
       const pointer = join(this.dir, POINTER);
       if (!stamp) return;
-      const id = readFileSync(pointer, 'utf8').trim();
+      const named = parsePointer(readFileSync(pointer, 'utf8'));
+      const id = named.buildId;
+      if (named.identity !== this.identity) {
+        // Another project's build (or one that does not say): what is served stays; a start without
+        // anything served builds this project's own (BuildsService).
+        this.pointerStamp = stamp;
+        if (named.buildId !== this.foreignBuild?.buildId) this.onForeign(named);
+        this.foreignBuild = named;
+        return;
+      }
+      this.foreignBuild = undefined;
       if (id === this.current?.id) {
         this.pointerStamp = stamp;
         return;

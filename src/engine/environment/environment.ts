@@ -40,6 +40,8 @@ export class Environment {
    * a build another process made, read from the project folder when this process follows it.
    */
   project?: Project;
+  /** What {@link Engine.missingTables} found in it, once asked: it does not change, the file is read-only. */
+  missingTables?: Promise<string[]>;
 
   private constructor(
     readonly id: string,

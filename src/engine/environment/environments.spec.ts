@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Engine } from '@/engine/engine';
@@ -114,6 +122,70 @@ describe('environments', () => {
     expect(await doubled(other)).toEqual([2, 4, 6]);
     expect(other.environments.currentId).toBe('b2');
     await other.close();
+  });
+
+  it("records the project in the pointer and never follows another project's build", async () => {
+    expect(readFileSync(join(dataDir, 'environments', 'current'), 'utf8')).toBe('b1\ntiny v1\n');
+    const found: unknown[] = [];
+    const shop = new Engine(
+      loadProject(
+        writeProject(join(root, 'shop'), {
+          ...FILES,
+          'project.yml': FILES['project.yml'].replace('name: tiny', 'name: shop'),
+        }),
+      ),
+      { dataDir },
+    );
+    // Another project on the same folder does not open tiny's build: it has to build its own.
+    expect(await shop.open()).toBe(false);
+    expect(shop.environments.foreign).toEqual({ buildId: 'b1', identity: 'tiny v1' });
+    await shop.build('s1');
+    expect(readFileSync(join(dataDir, 'environments', 'current'), 'utf8')).toBe('s1\nshop v1\n');
+    // The engine serving tiny keeps b1, and says once what it did not follow.
+    const tiny = new Engine(engine.project, { dataDir, onForeignBuild: (f) => found.push(f) });
+    expect(await tiny.open()).toBe(false);
+    expect(await doubled()).toEqual([2, 4, 6]);
+    expect(engine.environments.currentId).toBe('b1');
+    expect(engine.environments.foreign).toEqual({ buildId: 's1', identity: 'shop v1' });
+    await tiny.open();
+    expect(found).toEqual([{ buildId: 's1', identity: 'shop v1' }]);
+    // A sweep keeps the other project's build the pointer names.
+    expect(engine.environments.sweep()).toEqual([]);
+    // A new major version of tiny is another API: not followed either.
+    const tinyV2 = new Engine({ ...engine.project, majorVersion: 2 }, { dataDir });
+    await engine.build('b2');
+    expect(await tinyV2.open()).toBe(false);
+    expect(tinyV2.environments.foreign).toEqual({ buildId: 'b2', identity: 'tiny v1' });
+    expect(await doubled(shop)).toEqual([2, 4, 6]);
+    expect(shop.environments.currentId).toBe('s1');
+    await Promise.all([shop.close(), tiny.close(), tinyV2.close()]);
+  });
+
+  it('does not follow a pointer of an earlier version, which names no project', async () => {
+    writeFileSync(join(dataDir, 'environments', 'current'), 'b1\n');
+    const later = new Engine(engine.project, { dataDir });
+    expect(await later.open()).toBe(false);
+    expect(later.environments.foreign).toEqual({ buildId: 'b1', identity: undefined });
+    await later.close();
+  });
+
+  it('lists the tables the project needs that the build served lacks', async () => {
+    expect(await engine.missingTables()).toEqual([]);
+    const more = loadProject(
+      writeProject(join(root, 'more'), {
+        ...FILES,
+        'seeds/letters.csv': 'l\na\n',
+        'models/upper.yml': 'kind: build\n',
+        'models/upper.sql': "SELECT upper(l) AS l FROM {{ ref('letters') }}",
+      }),
+    );
+    // Same name and version: a later edit of the same project follows the build, and finds it short.
+    const later = new Engine(more, { dataDir });
+    expect(await later.open()).toBe(true);
+    expect(await later.missingTables()).toEqual(['letters (seed)', 'upper (build)']);
+    await later.build('b2');
+    expect(await later.missingTables()).toEqual([]);
+    await later.close();
   });
 
   it('interrupts a runtime query over its time limit', async () => {
