@@ -33,7 +33,11 @@ describe('EnvironmentStore', () => {
     const source = join(dir.path, 'source.duckdb');
     const bytes = randomBytes(3 * 1024 * 1024 + 17);
     writeFileSync(source, bytes);
-    const stored = await store().publish('00000000-0000-4000-8000-00000000e5e5', source, 'files v1');
+    const stored = await store().publish(
+      '00000000-0000-4000-8000-00000000e5e5',
+      source,
+      'files v1',
+    );
     const copy = join(dir.path, 'copy.duckdb');
     await store().fetch(stored, copy);
     expect(readFileSync(copy).equals(bytes)).toBe(true);
