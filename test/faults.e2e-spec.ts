@@ -96,7 +96,10 @@ describe('Postgres outage', () => {
     late.down();
     try {
       const starting = startServer({ DATABASE_URL: throughProxy(database.url, late.port) });
-      await sleep(4000);
+      // Up once the server has tried and been refused (a fixed sleep raced a slow start on a busy machine).
+      const deadline = Date.now() + 60_000;
+      while (late.refused === 0 && Date.now() < deadline) await sleep(100);
+      await sleep(1000);
       late.up();
       const server = await starting;
       try {

@@ -11,6 +11,8 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private available = true;
   port = 0;
+  /** Connections refused while down: a client that tried and found the line cut. */
+  refused = 0;
 
   constructor(
     private readonly targetHost: string,
@@ -20,6 +22,7 @@ export class TcpProxy {
   async start(): Promise<number> {
     this.server = createServer((client) => {
       if (!this.available) {
+        this.refused++;
         client.resetAndDestroy();
         return;
       }
