@@ -206,6 +206,27 @@ describe('drey dev sees every way a file is saved', () => {
     expect(restored).toEqual(['month', 'total_amount']);
   }, 120000);
 
+  it("reports a file's problem and another model's SQL problem in one check, as validate does", async () => {
+    const refusals = dev.refusals();
+    const stray = join(project, 'models', 'stray.yml');
+    const from = dev.stderr.length;
+    writeFileSync(stray, 'kind: nonsense\n');
+    writeFileSync(join(project, 'models', 'stray.sql'), 'SELECT 1 AS one\n');
+    writeFileSync(sql, broken());
+    await dev.waitFor(
+      () => dev.refusals() > refusals && /in its SQL \(\d+\)/.test(dev.stderr.slice(from)),
+    );
+    const report = dev.stderr.slice(from);
+    expect(report).toMatch(/in its files \(\d+\):[\s\S]*stray\.yml/);
+    expect(report).toMatch(/in its SQL \(\d+\):[\s\S]*expenses_by_month\.sql/);
+    const served = await savedBy(() => {
+      rmSync(stray);
+      rmSync(join(project, 'models', 'stray.sql'));
+      writeFileSync(sql, original);
+    });
+    expect(served).toEqual(['month', 'total_amount']);
+  }, 120000);
+
   it('project.yml saved by rename, after a broken save', async () => {
     const yml = join(project, 'project.yml');
     const manifest = readFileSync(yml, 'utf8');

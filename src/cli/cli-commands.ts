@@ -107,7 +107,10 @@ export function validationReport(
 }
 
 /** The problems of planning the SQL of `project`: none when it checks out. */
-async function sqlProblemsOf(project: Project, options: EngineSetup): Promise<ProjectProblem[]> {
+async function sqlProblemsOf(
+  project: Project,
+  options: Pick<EngineSetup, 'env' | 'limits'>,
+): Promise<ProjectProblem[]> {
   try {
     await checkSql(project, options.env, options.limits);
     return [];
@@ -125,7 +128,11 @@ async function sqlProblemsOf(project: Project, options: EngineSetup): Promise<Pr
  * `validate`: every problem of the project folder in one run. When its files have problems, the SQL of
  * the models they leave whole is checked too (see {@link checkableProject}); the report groups both.
  */
-export async function validate(dir: string, options: EngineSetup, output: Output): Promise<void> {
+export async function validate(
+  dir: string,
+  options: Pick<EngineSetup, 'env' | 'limits'>,
+  output: Output,
+): Promise<void> {
   const reading = readProject(dir);
   if (!reading.project) {
     throw new Error(

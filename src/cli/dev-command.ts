@@ -1,12 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { watch } from 'chokidar';
-import { checkSql } from '@/cli/cli-commands';
+import { validate } from '@/cli/cli-commands';
 import { ignored } from '@/cli/watch-ignore';
 import type { CliOutput } from '@/cli/drey';
 import type { Env } from '@/engine/connections/connection-registry';
 import type { EngineLimits } from '@/engine/duckdb/duckdb-instance';
-import { loadProject } from '@/core/project/project-loader';
 
 /** Changes within this long of each other make one rebuild (an editor saves several files at once). */
 const SETTLE_MS = 300;
@@ -90,7 +89,9 @@ async function rebuild(
       : files.join(', ');
   say(`changed: ${named || 'the project folder'}; checking`);
   try {
-    await checkSql(loadProject(projectDir), env, limits);
+    // As `validate` checks it: the problems of its files and those of the SQL they leave whole, in one
+    // report (not the files' first, then the SQL's after another save). Its summary is not printed here.
+    await validate(projectDir, { env, limits }, { out: () => undefined });
   } catch (error) {
     output.err(error instanceof Error ? error.message : String(error));
     say('not rebuilt: the server goes on serving the last good build');
