@@ -208,6 +208,28 @@ describe('drey build and signals', () => {
     },
   );
 
+  it('on SIGINT during validate: stops the check, removes its scratch folder, says so and exits 130', async () => {
+    // The check builds the project in a scratch folder under the temporary folder: TMPDIR shows it.
+    const tmp = join(dir.path, 'tmp');
+    mkdirSync(tmp);
+    const cli = spawnCli(['validate', '--project', project], { TMPDIR: tmp });
+    const scratch = await until(
+      () => Promise.resolve(filesUnder(tmp).find((path) => path.endsWith('.duckdb'))),
+      (path) => path !== undefined || cli.child.exitCode !== null,
+      30000,
+      25,
+    );
+    expect(scratch).toContain('drey-validate-');
+    const signalled = Date.now();
+    cli.child.kill('SIGINT');
+    expect(await cli.exit).toEqual({ code: 130, signal: null });
+    expect(Date.now() - signalled).toBeLessThan(5000);
+    expect(cli.stderr().trim().split('\n').pop()).toBe(
+      'Interrupted by SIGINT: the check stopped and its scratch folder was removed.',
+    );
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
   it("removes a killed build's leftovers at the next build, and never a live one's", async () => {
     const dataDir = join(dir.path, 'data');
     const killed = spawnCli(['build', '--project', project], { DATA_DIR: dataDir });

@@ -55,20 +55,35 @@ function progressBar(done: number, total: number, what: string, seconds: number)
 export async function checkSql(project: Project, env: Env, limits: EngineLimits): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'drey-validate-'));
   const engine = new Engine(project, { dataDir: scratch, env, limits });
+  // Ctrl-C or SIGTERM stops the check as it stops a build, and the scratch folder goes with it.
+  const abort = new AbortController();
+  const stop = (signal: NodeJS.Signals) => abort.abort(signal);
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     await engine.open();
     await engine.build('validate', {
+      signal: abort.signal,
       beforeSwitch: async (built) => {
         const catalog = await buildCatalog(project, (sql) => built.query(sql));
         throwIfProblems(await built.checkModels(catalog));
       },
     });
   } catch (error) {
+    if (error instanceof BuildInterruptedError) {
+      const signal = error.reason as NodeJS.Signals;
+      throw new InterruptedError(
+        signal,
+        `Interrupted by ${signal}: the check stopped and its scratch folder was removed.`,
+      );
+    }
     // A build step's failure names its model and file already; the checks' problems are a ProjectError.
     const cause =
       error instanceof BuildError && error.cause instanceof ProjectError ? error.cause : error;
     throw cause;
   } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
     await engine.close();
     rmSync(scratch, { recursive: true, force: true });
   }
