@@ -97,7 +97,8 @@ Commands:
 Run \`npm run drey -- <command> --help\` for a command's options. Configuration comes from the
 environment and from .env (see .env.example), as for the service.
 
-Exit codes: 0 done, 1 a problem (printed on stderr), 2 a wrong command line.`;
+Exit codes: 0 done, 1 a problem (printed on stderr), 2 a wrong command line, 130 (143) a build or
+validate stopped by Ctrl-C (SIGTERM), its partial files removed.`;
 
 const HELP: Record<HelpTopic, string> = {
   validate: `Usage: npm run drey -- validate [--project DIR]
