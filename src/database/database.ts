@@ -71,7 +71,10 @@ export class Database {
         ? { max: 1 }
         : {
             max: 10,
-            connectionTimeoutMillis: 5000,
+            // Above 5 s, glibc's resolver timeout: when one DNS answer is lost (seen in the container test
+            // as a neighbour container stopped and the network's DNS reloaded), the lookup of the database's
+            // host name is retried after 5 s, and a 5 s limit on connecting made that request a 503.
+            connectionTimeoutMillis: 10000,
             idleTimeoutMillis: 30000,
             keepAlive: true,
             query_timeout: 15000,
