@@ -11,39 +11,7 @@ import {
   startServer,
 } from './support/server';
 import { createTestDatabase, tempDir } from './support/services';
-
-const CLI = join(REPO_ROOT, 'dist', 'cli', 'drey.js');
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built CLI as a user would; `closeAfter` closes its stdout after that many bytes (a `| head`). */
-function drey(
-  args: string[],
-  env: Record<string, string>,
-  options: { input?: string; closeAfter?: number } = {},
-): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', ENV_FILE: '', PROJECT_DIR: EXAMPLE_PROJECT, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      if (options.closeAfter !== undefined && stdout.length >= options.closeAfter)
-        child.stdout.destroy();
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.stdin.end(options.input ?? '');
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { CLI, Ran, drey } from './support/drey-cli';
 
 describe('the drey command line, as a process', () => {
   it('stops quietly when its reader closes the pipe early (drey run ... | head)', async () => {
