@@ -17,6 +17,7 @@ import { LoginFailuresRepository } from '@/database/tables/login-failures.reposi
 import { Transactions } from '@/database/tables/transactions';
 import { UsersRepository } from '@/database/tables/users.repository';
 import type { JsonValue, ResultColumn } from '@/engine/query/query-result';
+import { addUser as insertUser } from '@/users/add-user';
 import { hashPassword } from '@/users/passwords';
 import { InvalidUserError, parseNewUser, withFieldDefaults } from '@/users/user-fields.rules';
 
@@ -183,24 +184,7 @@ async function addUser(config: AppConfig, args: CliArgs, output: CliOutput): Pro
   const passwordHash = await hashPassword(input.password);
   await withServiceDatabase(config, 'users add', output, async (dataSource) => {
     const { users, audit } = tablesOf(dataSource, output);
-    await audit.act(
-      ACTOR,
-      'user.create',
-      input.username,
-      async () => {
-        const created = await users.insertIfNameFree({
-          username: input.username,
-          isAdmin: input.isAdmin,
-          passwordHash,
-          fields: input.fields,
-        });
-        if (!created) throw new InvalidUserError(`User "${input.username}" already exists`);
-      },
-      () => ({
-        target: input.username,
-        details: { is_admin: input.isAdmin, fields: input.fields, via: 'drey users add' },
-      }),
-    );
+    await insertUser(audit, users, ACTOR, input, passwordHash, 'drey users add');
   });
   output.out(`Added user "${input.username}"${input.isAdmin ? ', an administrator' : ''}.`);
   if (generated) printPassword(output, input.username, password);

@@ -10,13 +10,9 @@ import { userKey } from '@/core/users/login-lockout';
 import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
 import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
+import { addUser } from '@/users/add-user';
 import { hashPassword, verifyPassword } from '@/users/passwords';
-import {
-  InvalidUserError,
-  parseNewUser,
-  parseUserUpdate,
-  withFieldDefaults,
-} from '@/users/user-fields.rules';
+import { parseNewUser, parseUserUpdate, withFieldDefaults } from '@/users/user-fields.rules';
 import type { User } from '@/database/tables/users.entity';
 import { UsersRepository } from '@/database/tables/users.repository';
 
@@ -99,24 +95,7 @@ export class UsersService implements OnApplicationBootstrap {
     const input = parseNewUser(body, this.project.userFields);
     checkNewPassword(input.password, this.config.passwordMinLength, 'Field "password"');
     const passwordHash = await hashPassword(input.password);
-    await this.audit.act(
-      caller.username,
-      'user.create',
-      input.username,
-      async () => {
-        const created = await this.users.insertIfNameFree({
-          username: input.username,
-          isAdmin: input.isAdmin,
-          passwordHash,
-          fields: input.fields,
-        });
-        if (!created) throw new InvalidUserError(`User "${input.username}" already exists`);
-      },
-      () => ({
-        target: input.username,
-        details: { is_admin: input.isAdmin, fields: input.fields },
-      }),
-    );
+    await addUser(this.audit, this.users, caller.username, input, passwordHash);
     this.logger.emit('info', 'user created', { actor: caller.username, username: input.username });
   }
 
