@@ -3,33 +3,33 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { NextFunction, Request, Response } from 'express';
 import { AppModule } from '@/app.module';
-import { sendError } from '@/common/http-error.filter';
-import { JsonLogger } from '@/common/json-logger';
-import { refuseDeepJson } from '@/common/json-depth';
+import { sendError } from '@/http/errors/http-error.filter';
+import { JsonLogger } from '@/http/request/json-logger';
+import { refuseDeepJson } from '@/http/input/json-depth';
 import {
   BODY_LIMIT_BYTES,
   FORM_LIMITS,
   parseQuery,
   requestLimits,
   storableBodies,
-} from '@/common/input-limits';
-import { RequestObserver, requestLogging } from '@/common/request-context';
+} from '@/http/input/input-limits';
+import { RequestObserver, requestLogging } from '@/http/request/request-context';
 import { MetricsService } from '@/metrics/metrics.service';
 import { AppConfig } from '@/config/config';
-import { SERVICE_VERSION } from '@/common/service-version';
+import { SERVICE_VERSION } from '@/config/service-version';
 import { resolveSecrets } from '@/config/secrets';
 import type { Project } from '@/core/project/project';
-import { currentPath } from '@/common/routes';
+import { currentPath } from '@/http/routes';
 import { ServedProject } from '@/core/project/served-project';
-import { documentPasswordPolicy, userResponseSchemas, userSchemas } from '@/users/users.openapi';
-import { projectItemDocs, RESULT_SCHEMAS } from '@/datasets/datasets.openapi';
-import { ADMIN_SCHEMAS } from '@/admin/admin.openapi';
-import { CATALOG_SCHEMAS } from '@/catalog/catalog.openapi';
-import { documentServerRules, ERROR_SCHEMAS } from '@/common/api-schemas';
-import { PARAMETER_SCHEMAS } from '@/parameters/parameters.openapi';
-import { FastRoutes } from '@/common/fast-route/fast-routes';
-import { securityHeaders } from '@/common/security-headers';
-import { swaggerUiPolicy } from '@/docs/swagger-ui';
+import { documentPasswordPolicy, userResponseSchemas, userSchemas } from '@/openapi/user-schemas';
+import { projectItemDocs, RESULT_SCHEMAS } from '@/openapi/item-paths';
+import { ADMIN_SCHEMAS } from '@/openapi/admin-schemas';
+import { CATALOG_SCHEMAS } from '@/openapi/catalog-schemas';
+import { documentServerRules, ERROR_SCHEMAS } from '@/openapi/common-schemas';
+import { PARAMETER_SCHEMAS } from '@/openapi/parameter-schemas';
+import { FastRoutes } from '@/http/fast-route/fast-routes';
+import { securityHeaders } from '@/http/security-headers';
+import { swaggerUiPolicy } from '@/openapi/swagger-ui';
 
 /** Builds the application as `main.ts` serves it. */
 export async function createApp(
@@ -75,7 +75,7 @@ export async function configureApp(
   app.use(requestLogging(logger, observe));
   const fail = (error: unknown, request: Request, response: Response) =>
     sendError(logger, error, request, response);
-  // The bounds of common/input-limits.ts: the URL, the body's declared size and charset, before any parser
+  // The bounds of http/input/input-limits.ts: the URL, the body's declared size and charset, before any parser
   // reads a byte; the body's strings once parsed. Multipart (the login form) is read by LoginGuard.
   app.use(requestLimits(fail));
   app.use(express.json({ limit: BODY_LIMIT_BYTES, verify: refuseDeepJson }));

@@ -12,19 +12,22 @@ import ts from 'typescript';
 const FLOORS: string[][] = [
   // The framework-free domain.
   ['core'],
-  // Infrastructure: HTTP plumbing, configuration, then what the features stand on.
-  ['common'],
+  // The edge: HTTP plumbing, what the legacy layout changes, the OpenAPI document.
+  ['http'],
+  ['legacy'],
+  ['openapi'],
+  // Infrastructure: configuration (and the project it names), then what the features stand on.
   ['config'],
-  ['project', 'database', 'cache'],
+  ['database', 'cache'],
   ['engine'],
   // Features, each on the ones it uses.
   ['metrics', 'audit'],
   ['users'],
   ['auth'],
-  ['parameters'],
+  ['parameter-widgets'],
   ['datasets'],
   ['catalog', 'dashboards', 'builds'],
-  ['admin', 'health', 'docs'],
+  ['admin', 'health'],
   // Entry points that assemble the rest: the application (src/*.ts) and the command line.
   ['.', 'cli'],
 ];

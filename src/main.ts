@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { JsonLogger } from '@/common/json-logger';
-import { SERVICE_VERSION } from '@/common/service-version';
+import { JsonLogger } from '@/http/request/json-logger';
+import { SERVICE_VERSION } from '@/config/service-version';
 import { AppConfig, ConfigError, loadConfig } from '@/config/config';
 import { withProjectDataDir } from '@/config/data-dir';
 import { EnvFileError, loadEnvFile } from '@/config/env-file';
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     }
   }
   const { createApp } = await import('./app');
-  const { installShutdown } = await import('./common/shutdown');
+  const { installShutdown } = await import('./http/shutdown');
   if (earlierState) {
     logger.emit('warn', 'data folder of an earlier version not used', { hint: earlierState });
   }

@@ -6,7 +6,7 @@ const SCENARIO = `
 const { Queue, Worker } = require('bullmq');
 const { BullBuildQueue } = require('./dist/builds/bullmq-build-queue.js');
 const { BuildsProcessor } = require('./dist/builds/builds.processor.js');
-const { redisConnection } = require('./dist/common/redis.js');
+const { redisConnection } = require('./dist/builds/redis-connection.js');
 const connection = redisConnection(process.env.REDIS_URL);
 const prefix = process.env.REDIS_PREFIX;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

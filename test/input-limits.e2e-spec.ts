@@ -80,7 +80,7 @@ function multipart(fields: [string, string | Buffer][]): Buffer {
 }
 
 /**
- * The bounds at the door (src/common/input-limits.ts), each tried as an attacker would: bodies of every
+ * The bounds at the door (src/http/input/input-limits.ts), each tried as an attacker would: bodies of every
  * type bounded before they are buffered, JSON read as UTF-8 only, no NUL or lone surrogate reaching
  * Postgres, query keys counted instead of dropped, and every write with its audit row or none.
  */

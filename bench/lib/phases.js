@@ -84,7 +84,8 @@ const UNCACHED_ROUNDS = 6;
  */
 async function uncached(context) {
   const { readFileSync } = require('node:fs');
-  const current = readFileSync(join(context.dataDir, 'environments', 'current'), 'utf8').trim();
+  // The pointer's first line is the build's id; the second names its project.
+  const current = readFileSync(join(context.dataDir, 'environments', 'current'), 'utf8').split('\n')[0].trim();
   const file = join(context.dataDir, 'environments', `${current}.duckdb`);
   const share = (context.seconds * 2) / UNCACHED_ROUNDS;
   const directRuns = [];

@@ -2,14 +2,14 @@ import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/commo
 import { ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { QueryModelsService } from '@/admin/query-models.service';
-import { AdminOnly, CurrentCaller } from '@/common/access.decorators';
+import { AdminOnly, CurrentCaller } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
 import { toBuildJson } from '@/builds/builds.mapper';
 import { BuildsService } from '@/builds/builds.service';
-import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
-import { CURRENT } from '@/common/routes';
-import type { DatasetResult } from '@/datasets/result-shape';
+import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/openapi/decorators';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { CURRENT } from '@/http/routes';
+import type { DatasetResult } from '@/datasets/results/result-shape';
 import { parseQuerySelections } from '@/core/parameters/selection-request';
 import { InvalidRequestError } from '@/core/errors';
 

@@ -3,7 +3,7 @@ import { AdminController } from '@/admin/admin.controller';
 import { QueryModelsService } from '@/admin/query-models.service';
 import { AuditModule } from '@/audit/audit.module';
 import { BuildsModule } from '@/builds/builds.module';
-import { ParametersModule } from '@/parameters/parameters.module';
+import { ParametersModule } from '@/parameter-widgets/parameters.module';
 
 @Module({
   imports: [AuditModule, BuildsModule, ParametersModule],

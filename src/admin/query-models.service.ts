@@ -4,10 +4,10 @@ import type { Caller } from '@/core/caller';
 import { callerView } from '@/core/scope';
 import { DomainError, ForbiddenError, InvalidRequestError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
-import { parseResultOptions } from '@/datasets/result-options';
-import { DatasetResult, schemaFields, shapeResult } from '@/datasets/result-shape';
+import { parseResultOptions } from '@/datasets/results/result-options';
+import { DatasetResult, schemaFields, shapeResult } from '@/datasets/results/result-shape';
 import { Engine } from '@/engine/engine';
-import { ParametersService } from '@/parameters/parameters.service';
+import { ParametersService } from '@/parameter-widgets/parameters.service';
 import {
   ParameterRequest,
   checkJsonBuiltins,

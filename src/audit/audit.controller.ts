@@ -1,13 +1,13 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ValidateDtos } from '@/common/validation';
+import { ValidateDtos } from '@/http/input/validation';
 import { ApiTags } from '@nestjs/swagger';
 import { toAuditJson } from '@/audit/audit.mapper';
 import { AuditService } from '@/audit/audit.service';
 import { AuditQueryDto } from '@/audit/dto/audit-query.dto';
-import { AdminOnly } from '@/common/access.decorators';
-import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
-import { COMMON_ERRORS } from '@/common/api-schemas';
-import { CURRENT } from '@/common/routes';
+import { AdminOnly } from '@/http/access/access.decorators';
+import { ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/openapi/decorators';
+import { COMMON_ERRORS } from '@/openapi/common-schemas';
+import { CURRENT } from '@/http/routes';
 
 @ApiTags('admin')
 @ApiProjectPath()

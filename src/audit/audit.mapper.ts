@@ -1,5 +1,5 @@
 import type { AuditEvent } from '@/database/tables/audit-events.entity';
-import { formatTimestamp } from '@/common/timestamps';
+import { formatTimestamp } from '@/legacy/timestamps';
 
 export function toAuditJson(event: AuditEvent): Record<string, unknown> {
   return {

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { AuditEvent } from '@/database/tables/audit-events.entity';
 import { AuditEventFilter, AuditEventsRepository } from '@/database/tables/audit-events.repository';
 import type { Caller } from '@/core/caller';
-import { currentRequest } from '@/common/request-context';
-import { storableCopy } from '@/common/input-limits';
+import { currentRequest } from '@/http/request/request-context';
+import { storableCopy } from '@/http/input/input-limits';
 import { DomainError } from '@/core/errors';
 import { Transactions } from '@/database/tables/transactions';
-import { JsonLogger } from '@/common/json-logger';
+import { JsonLogger } from '@/http/request/json-logger';
 
 export interface AuditEntry {
   action: string;

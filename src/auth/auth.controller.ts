@@ -11,10 +11,10 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { BodyTypes } from '@/common/body-types';
+import { BodyTypes } from '@/http/input/body-types';
 import type { Request } from 'express';
 import { toTokenRecord, toTokenResponse } from '@/auth/auth.mapper';
-import { CurrentCaller, LoginRoute } from '@/common/access.decorators';
+import { CurrentCaller, LoginRoute } from '@/http/access/access.decorators';
 import { AuthService } from '@/auth/auth.service';
 import type { Caller } from '@/core/caller';
 import { ChangePasswordDto } from '@/auth/dto/change-password.dto';
@@ -23,11 +23,11 @@ import { LoginFormDto } from '@/auth/dto/login-form.dto';
 import { LoginGuard, LoginUser } from '@/auth/login.guard';
 import type { User } from '@/database/tables/users.entity';
 import { TokenRecordDto, TokenResponseDto } from '@/auth/dto/token-response.dto';
-import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
-import { clientAddress } from '@/common/client-address';
-import { CURRENT } from '@/common/routes';
-import { ValidateDtos } from '@/common/validation';
+import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/openapi/decorators';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { clientAddress } from '@/http/request/client-address';
+import { CURRENT } from '@/http/routes';
+import { ValidateDtos } from '@/http/input/validation';
 import { toUserJson } from '@/users/users.mapper';
 
 @ApiTags('authentication')

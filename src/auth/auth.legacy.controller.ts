@@ -1,18 +1,18 @@
 import { Controller, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { BodyTypes } from '@/common/body-types';
+import { BodyTypes } from '@/http/input/body-types';
 import type { Request } from 'express';
 import { toLegacyTokenResponse } from '@/auth/auth.mapper';
-import { LoginRoute } from '@/common/access.decorators';
+import { LoginRoute } from '@/http/access/access.decorators';
 import { AuthService } from '@/auth/auth.service';
 import { LegacyTokenResponseDto } from '@/auth/dto/token-response.dto';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
 import { LoginGuard, LoginUser } from '@/auth/login.guard';
 import type { User } from '@/database/tables/users.entity';
-import { ApiLegacyErrors, ApiProjectPath } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
-import { clientAddress } from '@/common/client-address';
-import { LEGACY } from '@/common/routes';
+import { ApiLegacyErrors, ApiProjectPath } from '@/openapi/decorators';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { clientAddress } from '@/http/request/client-address';
+import { LEGACY } from '@/http/routes';
 
 @ApiTags('legacy')
 @ApiProjectPath()

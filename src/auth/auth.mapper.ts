@@ -5,7 +5,7 @@ import type {
   TokenResponseDto,
 } from '@/auth/dto/token-response.dto';
 import type { IssuedToken } from '@/auth/tokens.service';
-import { formatTimestamp } from '@/common/timestamps';
+import { formatTimestamp } from '@/legacy/timestamps';
 
 export function toTokenResponse(token: IssuedToken): TokenResponseDto {
   return {

@@ -2,7 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request, Response } from 'express';
-import { ACCESS, Access, setCaller } from '@/common/access.decorators';
+import { ACCESS, Access, setCaller } from '@/http/access/access.decorators';
 import { ANONYMOUS, Caller } from '@/core/caller';
 import { bearerToken, jwtAlgorithm } from '@/auth/bearer-token';
 import { basicClientCredentials, isBasicAuthorization } from '@/auth/client-credentials';

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport-local';
 import { AuthService, LoginForm } from '@/auth/auth.service';
-import { clientAddress } from '@/common/client-address';
+import { clientAddress } from '@/http/request/client-address';
 import type { User } from '@/database/tables/users.entity';
 import { InvalidRequestError } from '@/core/errors';
 

@@ -1,12 +1,12 @@
 import { ExecutionContext, Injectable, ValidationPipe, createParamDecorator } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request, Response } from 'express';
-import { assertStorable, readMultipartForm } from '@/common/input-limits';
-import { mediaType } from '@/common/media-type';
+import { assertStorable, readMultipartForm } from '@/http/input/input-limits';
+import { mediaType } from '@/http/input/media-type';
 import { LoginFormDto } from '@/auth/dto/login-form.dto';
 import type { LoginForm } from '@/auth/auth.service';
 import { missingField } from '@/auth/local.strategy';
-import { validationPipe } from '@/common/validation';
+import { validationPipe } from '@/http/input/validation';
 import type { User } from '@/database/tables/users.entity';
 import { DomainError, InvalidRequestError } from '@/core/errors';
 
@@ -16,7 +16,7 @@ const LOGIN_USER = 'loginUser';
 /**
  * The login form of both layouts, through passport-local (LocalStrategy). Guards run before interceptors
  * and pipes, so this one first does their part for the form: it reads a multipart body (bounded as
- * common/input-limits.ts says, files refused) and validates the fields like any DTO. Then, in the order the
+ * http/input/input-limits.ts says, files refused) and validates the fields like any DTO. Then, in the order the
  * service always checked them: `grant_type`, missing fields (400), the rate limit (429), the password (401).
  */
 @Injectable()

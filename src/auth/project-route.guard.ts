@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { hyphensForUnderscores } from '@/common/legacy.mapper';
+import { hyphensForUnderscores } from '@/legacy/selections';
 import { NotFoundError } from '@/core/errors';
 import { projectVersion } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';

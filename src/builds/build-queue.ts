@@ -1,4 +1,4 @@
-import type { BuildRunner } from '@/builds/build-runner.service';
+import type { BuildRunner } from '@/builds/build-runner';
 
 /** What a queued build carries: the id of its row in the build history, and the project to build. */
 export interface BuildJob {

@@ -1,5 +1,5 @@
 import type { BuildRun } from '@/database/tables/build-runs.entity';
-import { formatTimestamp } from '@/common/timestamps';
+import { formatTimestamp } from '@/legacy/timestamps';
 
 export function toBuildJson(run: BuildRun): Record<string, unknown> {
   const time = (date: Date | null) => (date ? formatTimestamp(date, 'current') : null);

@@ -3,16 +3,16 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { AuditModule } from '@/audit/audit.module';
 import { BUILDS_QUEUE, BuildJob, BuildQueue, InProcessBuildQueue } from '@/builds/build-queue';
-import { BuildRunner } from '@/builds/build-runner.service';
+import { BuildRunner } from '@/builds/build-runner';
 import { BullBuildQueue } from '@/builds/bullmq-build-queue';
-import { JsonLogger } from '@/common/json-logger';
+import { JsonLogger } from '@/http/request/json-logger';
 import { BuildsProcessor } from '@/builds/builds.processor';
 import { BuildsService } from '@/builds/builds.service';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
-import { redisConnection } from '@/common/redis';
+import { redisConnection } from '@/builds/redis-connection';
 import type { AppConfig } from '@/config/config';
 import { MetricsModule } from '@/metrics/metrics.module';
-import { ParametersModule } from '@/parameters/parameters.module';
+import { ParametersModule } from '@/parameter-widgets/parameters.module';
 
 /**
  * Builds: the queue (BullMQ on Redis when REDIS_URL is set, otherwise in this process, behind the same

@@ -1,9 +1,9 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { BUILDS_QUEUE, BuildJob } from '@/builds/build-queue';
-import { BuildRunner } from '@/builds/build-runner.service';
+import { BuildRunner } from '@/builds/build-runner';
 import { redisErrorLogger } from '@/builds/redis-error-log';
-import { JsonLogger } from '@/common/json-logger';
+import { JsonLogger } from '@/http/request/json-logger';
 
 /**
  * The BullMQ worker of this process: one build at a time. BullMQ starts it only when `BullModule.forRoot`

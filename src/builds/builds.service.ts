@@ -9,14 +9,14 @@ import {
   errorMessage,
   INTERRUPTED,
   wasInterrupted,
-} from '@/builds/build-runner.service';
+} from '@/builds/build-runner';
 import { DomainError, NotReadyError } from '@/core/errors';
-import { JsonLogger } from '@/common/json-logger';
+import { JsonLogger } from '@/http/request/json-logger';
 import type { BuildRun } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import { Engine } from '@/engine/engine';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
-import { ParametersService } from '@/parameters/parameters.service';
+import { ParametersService } from '@/parameter-widgets/parameters.service';
 import { ProjectError } from '@/core/project/project-errors';
 import { MetricsService } from '@/metrics/metrics.service';
 

@@ -2,7 +2,7 @@ import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Queue, QueueEvents } from 'bullmq';
 import { BUILDS_QUEUE, BuildJob, BuildQueue, Submission } from '@/builds/build-queue';
 import { redisErrorLogger } from '@/builds/redis-error-log';
-import type { JsonLogger } from '@/common/json-logger';
+import type { JsonLogger } from '@/http/request/json-logger';
 
 // One deduplication key for every build: while a build job is queued or running, adding another returns
 // the existing job instead, atomically in Redis, whichever process asks.

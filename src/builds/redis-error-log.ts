@@ -1,4 +1,4 @@
-import type { JsonLogger } from '@/common/json-logger';
+import type { JsonLogger } from '@/http/request/json-logger';
 
 const QUIET_MS = 30_000;
 

@@ -1,4 +1,4 @@
-import { SchemaField, schemaFields } from '@/datasets/result-shape';
+import { SchemaField, schemaFields } from '@/datasets/results/result-shape';
 import type { Model, ModelKind, Project } from '@/core/project/project';
 
 /**

@@ -1,12 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
+import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
 import { toDataCatalog } from '@/catalog/catalog.mapper';
 import { CatalogService } from '@/catalog/catalog.service';
-import { ApiErrors, ApiJson, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
-import { COMMON_ERRORS } from '@/common/api-schemas';
-import { CURRENT, currentPath } from '@/common/routes';
+import { ApiErrors, ApiJson, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
+import { COMMON_ERRORS } from '@/openapi/common-schemas';
+import { CURRENT, currentPath } from '@/http/routes';
 import { ServedProject } from '@/core/project/served-project';
 
 @ApiTags('catalog')

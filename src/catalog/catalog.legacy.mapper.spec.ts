@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { toLegacyDataCatalog, toProjectListing } from '@/catalog/catalog.legacy.mapper';
 import { toDataCatalog } from '@/catalog/catalog.mapper';
-import { currentPath, legacyPath } from '@/common/routes';
+import { currentPath, legacyPath } from '@/http/routes';
 import { loadProject } from '@/core/project/project-loader';
 
 const project = loadProject(join(__dirname, '..', '..', 'examples', 'expenses'));

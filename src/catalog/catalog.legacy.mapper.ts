@@ -1,6 +1,6 @@
 import { dashboardEntry } from '@/catalog/catalog.mapper';
 import type { OpenItems } from '@/catalog/catalog.service';
-import { legacyPath } from '@/common/routes';
+import { legacyPath } from '@/http/routes';
 import type { Project } from '@/core/project/project';
 
 type Json = Record<string, unknown>;

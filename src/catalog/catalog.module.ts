@@ -3,7 +3,7 @@ import { CatalogController } from '@/catalog/catalog.controller';
 import { CatalogLegacyController } from '@/catalog/catalog.legacy.controller';
 import { CatalogService } from '@/catalog/catalog.service';
 import { ProjectInfoController } from '@/catalog/project-info.controller';
-import { ParametersModule } from '@/parameters/parameters.module';
+import { ParametersModule } from '@/parameter-widgets/parameters.module';
 
 @Module({
   imports: [ParametersModule],

@@ -3,12 +3,12 @@ import type { Caller } from '@/core/caller';
 import { callerView, canOpen } from '@/core/scope';
 import { catalogConnections, catalogModels, declaredFields } from '@/catalog/catalog-detail';
 import { LineageEdge, projectLineage } from '@/catalog/lineage';
-import { ParametersService } from '@/parameters/parameters.service';
+import { ParametersService } from '@/parameter-widgets/parameters.service';
 import { emptyParameterRequest } from '@/core/parameters/selection-request';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 import type { DashboardSpec, DatasetSpec, Project } from '@/core/project/project';
 import { findModel } from '@/core/project/project';
-import type { SchemaField } from '@/datasets/result-shape';
+import type { SchemaField } from '@/datasets/results/result-shape';
 import { ServedProject } from '@/core/project/served-project';
 
 type Json = Record<string, unknown>;

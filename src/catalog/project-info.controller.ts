@@ -1,10 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Public } from '@/common/access.decorators';
-import { ApiErrors, ApiJson, ApiOptionalToken, ApiProjectPath } from '@/common/api-docs';
-import { COMMON_ERRORS } from '@/common/api-schemas';
-import { CURRENT } from '@/common/routes';
-import { SERVICE_VERSION } from '@/common/service-version';
+import { Public } from '@/http/access/access.decorators';
+import { ApiErrors, ApiJson, ApiOptionalToken, ApiProjectPath } from '@/openapi/decorators';
+import { COMMON_ERRORS } from '@/openapi/common-schemas';
+import { CURRENT } from '@/http/routes';
+import { SERVICE_VERSION } from '@/config/service-version';
 import type { Project } from '@/core/project/project';
 import { projectVersion } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BuildError, BuildInterruptedError } from '@/engine/build/build-runner';
+import { BuildError, BuildInterruptedError } from '@/engine/materialize/materialize-environment';
 import { cliBuildId } from '@/engine/environment/leftovers';
 import { throwIfProblems } from '@/engine/check/check-models';
 import { ProjectError, ProjectProblem } from '@/core/project/project-errors';

@@ -14,7 +14,7 @@ import { withProjectDataDir } from '@/config/data-dir';
 import { loadEnvFile } from '@/config/env-file';
 import type { Env } from '@/engine/connections/connection-registry';
 import { loadProject, readProjectName } from '@/core/project/project-loader';
-import { SERVICE_VERSION } from '@/common/service-version';
+import { SERVICE_VERSION } from '@/config/service-version';
 
 export interface CliOutput extends Output {
   err(line: string): void;

@@ -5,7 +5,7 @@ import type { CliArgs, UsersCommand } from '@/cli/cli-args';
 import type { CliOutput } from '@/cli/drey';
 import { formatRows } from '@/cli/row-formats';
 import { openServiceDatabase } from '@/cli/service-database';
-import { JsonLogger } from '@/common/json-logger';
+import { JsonLogger } from '@/http/request/json-logger';
 import type { AppConfig } from '@/config/config';
 import { DomainError } from '@/core/errors';
 import { loadProject } from '@/core/project/project-loader';

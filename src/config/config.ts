@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '@/config/config-error';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
-import type { LogLevel } from '@/common/json-logger';
+import type { LogLevel } from '@/http/request/json-logger';
 import { PASSWORD_MIN_LENGTH, passwordProblem } from '@/core/users/password-policy';
 
 export { ConfigError };

@@ -1,11 +1,11 @@
 import { Controller, Get, HttpCode, Param, Post, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
-import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
+import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
-import { CURRENT } from '@/common/routes';
-import { Selections } from '@/common/selections.decorator';
+import { ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { CURRENT } from '@/http/routes';
+import { Selections } from '@/http/input/selections.decorator';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';
 import type { ParameterRequest } from '@/core/parameters/selection-request';

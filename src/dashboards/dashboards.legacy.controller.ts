@@ -1,12 +1,12 @@
 import { Controller, Get, HttpCode, Param, Post, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
-import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
+import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
-import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
-import { LEGACY } from '@/common/routes';
-import { Selections } from '@/common/selections.decorator';
+import { ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/legacy/selections';
+import { LEGACY } from '@/http/routes';
+import { Selections } from '@/http/input/selections.decorator';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';
 import type { ParameterRequest } from '@/core/parameters/selection-request';

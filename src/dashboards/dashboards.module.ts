@@ -1,5 +1,5 @@
 import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { JsonLogger } from '@/common/json-logger';
+import { JsonLogger } from '@/http/request/json-logger';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { DashboardsLegacyController } from '@/dashboards/dashboards.legacy.controller';
 import { DashboardsController } from '@/dashboards/dashboards.controller';
@@ -10,7 +10,7 @@ import { RendererProbe } from '@/dashboards/render/renderer-probe';
 import { DashboardPages } from '@/dashboards/template/dashboard-pages';
 import { MetricsModule } from '@/metrics/metrics.module';
 import { MetricsService } from '@/metrics/metrics.service';
-import { ParametersModule } from '@/parameters/parameters.module';
+import { ParametersModule } from '@/parameter-widgets/parameters.module';
 import { ServedProject } from '@/core/project/served-project';
 
 @Module({

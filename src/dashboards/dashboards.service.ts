@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
-import { currentRequest } from '@/common/request-context';
+import { currentRequest } from '@/http/request/request-context';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
 import { calledDataset, datasetRequest, templateDataset } from '@/dashboards/dashboard-datasets';
@@ -20,7 +20,7 @@ import type { TemplateDataset } from '@/dashboards/template/helper-input';
 import { selectedData, shownSelections } from '@/dashboards/template/selection-text';
 import { Engine } from '@/engine/engine';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
-import { ParametersService } from '@/parameters/parameters.service';
+import { ParametersService } from '@/parameter-widgets/parameters.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView } from '@/core/parameters/selection-value';
 import { findItem } from '@/core/project/items';

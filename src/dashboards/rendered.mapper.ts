@@ -18,7 +18,7 @@ export function toDashboardFile(rendered: RenderedDashboard): StreamableFile {
 /**
  * Headers and documentation of a dashboard result. It depends on the caller and the data (no caching), and
  * the page's own policy is repeated as a header in place of the API's (the other security headers, as on
- * every response, come from `common/security-headers.ts`).
+ * every response, come from `http/security-headers.ts`).
  */
 export const DashboardResult = () =>
   applyDecorators(

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { isUnavailable } from '@/common/unavailable';
+import { isUnavailable } from '@/http/errors/unavailable';
 import { ENTITIES, MIGRATIONS } from '@/database/schema';
 import {
   EmbeddedOptions,

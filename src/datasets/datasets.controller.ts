@@ -1,19 +1,19 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
+import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
-import { CURRENT } from '@/common/routes';
-import { FastRoute } from '@/common/fast-route/fast-route.decorator';
-import { Selections } from '@/common/selections.decorator';
+import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { CURRENT } from '@/http/routes';
+import { FastRoute } from '@/http/fast-route/fast-route.decorator';
+import { Selections } from '@/http/input/selections.decorator';
 import { resultWants } from '@/datasets/datasets.mapper';
 import { DatasetsService } from '@/datasets/datasets.service';
-import { toHttp } from '@/datasets/result-reply';
+import { toHttp } from '@/datasets/results/result-reply';
 import { Wants } from '@/datasets/wants.decorator';
 import type { ReplyWants } from '@/datasets/datasets.service';
-import { CONTENT_TYPES } from '@/datasets/stream-formats';
+import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 const RESULTS_BODY = {

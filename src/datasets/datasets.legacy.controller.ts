@@ -1,25 +1,25 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentCaller, OptionalAuth } from '@/common/access.decorators';
+import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
 import {
   ApiDatasetResult,
   ApiLegacyErrors,
   ApiProjectPath,
   ApiOptionalToken,
-} from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
-import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/common/legacy.mapper';
-import { LEGACY } from '@/common/routes';
-import { FastRoute } from '@/common/fast-route/fast-route.decorator';
-import { Selections } from '@/common/selections.decorator';
+} from '@/openapi/decorators';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/legacy/selections';
+import { LEGACY } from '@/http/routes';
+import { FastRoute } from '@/http/fast-route/fast-route.decorator';
+import { Selections } from '@/http/input/selections.decorator';
 import { legacyResultWants } from '@/datasets/datasets.legacy.mapper';
 import { DatasetsService } from '@/datasets/datasets.service';
-import { toHttp } from '@/datasets/result-reply';
+import { toHttp } from '@/datasets/results/result-reply';
 import { Wants } from '@/datasets/wants.decorator';
 import type { ReplyWants } from '@/datasets/datasets.service';
-import { CONTENT_TYPES } from '@/datasets/stream-formats';
+import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 /** Same replies as the current layout (ETag, 304, CSV and NDJSON exports), in the legacy shape. */

@@ -1,5 +1,5 @@
 import type { ReplyWants } from '@/datasets/datasets.service';
-import { negotiateFormat } from '@/datasets/stream-formats';
+import { negotiateFormat } from '@/datasets/results/stream-formats';
 
 /**
  * The legacy layout's results: every row as records with the schema's `dimensions`, x_* built-ins not

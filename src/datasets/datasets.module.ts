@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { DatasetResultCache } from '@/datasets/dataset-result-cache';
+import { DatasetResultCache } from '@/datasets/results/dataset-result-cache';
 import { DatasetsLegacyController } from '@/datasets/datasets.legacy.controller';
 import { DatasetsController } from '@/datasets/datasets.controller';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { MetricsModule } from '@/metrics/metrics.module';
-import { ParametersModule } from '@/parameters/parameters.module';
+import { ParametersModule } from '@/parameter-widgets/parameters.module';
 
 @Module({
   imports: [MetricsModule, ParametersModule],

@@ -3,11 +3,11 @@ import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
-import { currentRequest } from '@/common/request-context';
+import { currentRequest } from '@/http/request/request-context';
 import { InvalidRequestError } from '@/core/errors';
-import { Answer, DatasetResultCache } from '@/datasets/dataset-result-cache';
-import type { CachedRun } from '@/datasets/result-codec';
-import { checkSelect, pageJson, wholeJson } from '@/datasets/result-json';
+import { Answer, DatasetResultCache } from '@/datasets/results/dataset-result-cache';
+import type { CachedRun } from '@/datasets/results/result-codec';
+import { checkSelect, pageJson, wholeJson } from '@/datasets/results/result-json';
 import {
   callerParts,
   canonicalSelections,
@@ -16,16 +16,16 @@ import {
   pageKey,
   resultKeyText,
   storeKey,
-} from '@/datasets/result-keys';
-import { parseResultOptions, ResultOptions } from '@/datasets/result-options';
-import type { ResultReply } from '@/datasets/result-reply';
-import { HeldRows, SchemaField, schemaFields } from '@/datasets/result-shape';
-import { encodeRows, streamOptions } from '@/datasets/result-streams';
-import { CONTENT_TYPES, ResultFormat } from '@/datasets/stream-formats';
+} from '@/datasets/results/result-keys';
+import { parseResultOptions, ResultOptions } from '@/datasets/results/result-options';
+import type { ResultReply } from '@/datasets/results/result-reply';
+import { HeldRows, SchemaField, schemaFields } from '@/datasets/results/result-shape';
+import { encodeRows, streamOptions } from '@/datasets/results/result-streams';
+import { CONTENT_TYPES, ResultFormat } from '@/datasets/results/stream-formats';
 import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
 import type { QueryResult, RowWindow } from '@/engine/query/query-result';
-import { ParametersService } from '@/parameters/parameters.service';
+import { ParametersService } from '@/parameter-widgets/parameters.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import { findItem } from '@/core/project/items';

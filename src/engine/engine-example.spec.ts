@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BuildProgress, BuildResult } from '@/engine/build/build-runner';
+import { BuildProgress, BuildResult } from '@/engine/materialize/materialize-environment';
 import { Engine } from '@/engine/engine';
 import { rowObjects } from '@/engine/query/query-result';
 import type { CallerView, OptionValue, SelectionValues } from '@/core/parameters/selection-value';

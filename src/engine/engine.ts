@@ -3,8 +3,8 @@ import {
   BuildHooks,
   BuildInterruptedError,
   BuildResult,
-  runBuild,
-} from '@/engine/build/build-runner';
+  materializeEnvironment,
+} from '@/engine/materialize/materialize-environment';
 import {
   ConnectionOptions,
   Env,
@@ -200,7 +200,7 @@ export class Engine {
     const { beforeSwitch } = hooks;
     try {
       return await this.scrubbing(() =>
-        runBuild(
+        materializeEnvironment(
           project,
           this.environments,
           this.connections,

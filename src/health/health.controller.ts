@@ -1,9 +1,9 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, ApiJson } from '@/common/api-docs';
-import { ref } from '@/common/api-schemas';
+import { ApiErrors, ApiJson } from '@/openapi/decorators';
+import { ref } from '@/openapi/common-schemas';
 import type { Response } from 'express';
-import { NoAuth } from '@/common/access.decorators';
+import { NoAuth } from '@/http/access/access.decorators';
 import { HealthService, Readiness } from '@/health/health.service';
 
 @ApiTags('health')

@@ -1,8 +1,8 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentCaller, Public } from '@/common/access.decorators';
+import { CurrentCaller, Public } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiErrors, ApiOptionalToken } from '@/common/api-docs';
+import { ApiErrors, ApiOptionalToken } from '@/openapi/decorators';
 import { MetricsService } from '@/metrics/metrics.service';
 
 @ApiTags('health')

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
-import { AdminOnly, CurrentCaller, Public } from '@/common/access.decorators';
+import { AdminOnly, CurrentCaller, Public } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
 import {
   ApiEmpty,
@@ -9,9 +9,9 @@ import {
   ApiProjectPath,
   ApiOptionalToken,
   ApiToken,
-} from '@/common/api-docs';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/common/api-schemas';
-import { CURRENT } from '@/common/routes';
+} from '@/openapi/decorators';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { CURRENT } from '@/http/routes';
 import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { toUserJson, userFieldDescriptors } from '@/users/users.mapper';

@@ -2,11 +2,11 @@ import type * as NestCommon from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type * as NestTesting from '@nestjs/testing';
 import type supertest from 'supertest';
-import type * as FastRouteDecoratorFile from '@/common/fast-route/fast-route.decorator';
-import type * as FastRouteModuleFile from '@/common/fast-route/fast-route.module';
-import type * as FastRoutesFile from '@/common/fast-route/fast-routes';
-import type * as JsonLoggerFile from '@/common/json-logger';
-import type * as SecurityHeadersFile from '@/common/security-headers';
+import type * as FastRouteDecoratorFile from '@/http/fast-route/fast-route.decorator';
+import type * as FastRouteModuleFile from '@/http/fast-route/fast-route.module';
+import type * as FastRoutesFile from '@/http/fast-route/fast-routes';
+import type * as JsonLoggerFile from '@/http/request/json-logger';
+import type * as SecurityHeadersFile from '@/http/security-headers';
 import { fromDist } from './bootstrap';
 
 /** Node's own require, put on the spec's global by `native-require.environment.js`. */
@@ -23,13 +23,13 @@ describe('@FastRoute()', () => {
   const { Test } = nativeRequire('@nestjs/testing') as typeof NestTesting;
   const request = nativeRequire('supertest') as typeof supertest;
   const { FastRoute } = fromDist<typeof FastRouteDecoratorFile>(
-    'common/fast-route/fast-route.decorator',
+    'http/fast-route/fast-route.decorator',
   );
   const { FastRouteModule } = fromDist<typeof FastRouteModuleFile>(
-    'common/fast-route/fast-route.module',
+    'http/fast-route/fast-route.module',
   );
-  const { FastRoutes } = fromDist<typeof FastRoutesFile>('common/fast-route/fast-routes');
-  const { JsonLogger } = fromDist<typeof JsonLoggerFile>('common/json-logger');
+  const { FastRoutes } = fromDist<typeof FastRoutesFile>('http/fast-route/fast-routes');
+  const { JsonLogger } = fromDist<typeof JsonLoggerFile>('http/request/json-logger');
   const { Controller, Get, Post, Next, Param, Query, UseGuards, UseInterceptors, UsePipes } =
     common;
 
@@ -156,7 +156,7 @@ describe('@FastRoute()', () => {
   });
 
   it("sets the security headers itself, which Express' responses get from the app's middleware", async () => {
-    const { SECURITY_HEADERS } = fromDist<typeof SecurityHeadersFile>('common/security-headers');
+    const { SECURITY_HEADERS } = fromDist<typeof SecurityHeadersFile>('http/security-headers');
     class Plain {
       fast(fail: string | undefined) {
         if (fail) throw new Error('failed');

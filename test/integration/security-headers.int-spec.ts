@@ -1,5 +1,5 @@
-import type * as FastRoutesFile from '@/common/fast-route/fast-routes';
-import type * as SecurityHeadersFile from '@/common/security-headers';
+import type * as FastRoutesFile from '@/http/fast-route/fast-routes';
+import type * as SecurityHeadersFile from '@/http/security-headers';
 import { L, P } from '../support/api';
 import { InProcessApp, fromDist, startApp } from './bootstrap';
 
@@ -42,7 +42,7 @@ describe('security headers', () => {
 
   beforeAll(async () => {
     t = await startApp();
-    headers = fromDist<typeof SecurityHeadersFile>('common/security-headers').SECURITY_HEADERS;
+    headers = fromDist<typeof SecurityHeadersFile>('http/security-headers').SECURITY_HEADERS;
   });
   afterAll(async () => {
     await t?.close();
@@ -63,7 +63,7 @@ describe('security headers', () => {
   });
 
   it('are on a JSON result served by the fast route, and on the same result through Express', async () => {
-    const { FastRoutes } = fromDist<typeof FastRoutesFile>('common/fast-route/fast-routes');
+    const { FastRoutes } = fromDist<typeof FastRoutesFile>('http/fast-route/fast-routes');
     // The fast route's one entry point (private: there is no other way to see which path served a request).
     const fast = jest.spyOn(t.app.get<{ answer(): unknown }>(FastRoutes), 'answer');
     const results = `${P}/datasets/expenses_by_month/results`;
@@ -86,7 +86,7 @@ describe('security headers', () => {
   });
 
   it('are on errors: of the fast route, of Express, of a route that does not exist, of a body', async () => {
-    const { FastRoutes } = fromDist<typeof FastRoutesFile>('common/fast-route/fast-routes');
+    const { FastRoutes } = fromDist<typeof FastRoutesFile>('http/fast-route/fast-routes');
     const fast = jest.spyOn(t.app.get<{ answer(): unknown }>(FastRoutes), 'answer');
 
     const unauthorised = await t.http().get(`${P}/datasets/expenses_grouped/results`);

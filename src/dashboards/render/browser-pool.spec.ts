@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Browser } from 'puppeteer-core';
 import { DomainError } from '@/core/errors';
-import { JsonLogger } from '@/common/json-logger';
+import { JsonLogger } from '@/http/request/json-logger';
 import { BrowserPool, BrowserPoolOptions } from '@/dashboards/render/browser-pool';
 
 /**

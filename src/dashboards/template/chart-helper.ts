@@ -1,4 +1,4 @@
-import { escapeHtml } from '@/common/html';
+import { escapeHtml } from '@/http/html';
 import { formatValue, toNumber } from '@/dashboards/template/formats';
 import {
   HelperData,

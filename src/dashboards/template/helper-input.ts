@@ -1,4 +1,4 @@
-import { escapeHtml } from '@/common/html';
+import { escapeHtml } from '@/http/html';
 import type { ColumnType } from '@/core/project/project';
 import { ValueFormat, isValueFormat } from '@/dashboards/template/formats';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PolicyDirectives, pagePolicy, policyText } from '@/common/security-headers';
+import { PolicyDirectives, pagePolicy, policyText } from '@/http/security-headers';
 
 /** The name project templates extend: `{% extends "drey/dashboard.html" %}`. */
 export const LAYOUT_NAME = 'drey/dashboard.html';

@@ -1,4 +1,4 @@
-import { escapeHtml } from '@/common/html';
+import { escapeHtml } from '@/http/html';
 import { decimalsOf, formatValue } from '@/dashboards/template/formats';
 import {
   HelperError,

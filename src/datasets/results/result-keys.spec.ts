@@ -1,0 +1,56 @@
+import { callerParts, etagMatches, resultKeyText } from '@/datasets/results/result-keys';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
+
+const MANAGER: CallerView = {
+  username: 'ann',
+  isAdmin: false,
+  fields: { role: 'manager', team: 'a' },
+};
+
+describe('callerParts', () => {
+  it('keeps only what the model reads, so that callers differing elsewhere share a result', () => {
+    const other: CallerView = { username: 'bob', isAdmin: true, fields: { role: 'manager' } };
+    expect(callerParts(MANAGER, [])).toBeNull();
+    expect(callerParts(MANAGER, ['role'])).toEqual(callerParts(other, ['role']));
+    expect(callerParts(MANAGER, ['role', 'username'])).not.toEqual(
+      callerParts(other, ['role', 'username']),
+    );
+    expect(callerParts(MANAGER, ['is_admin', 'missing'])).toEqual({
+      is_admin: false,
+      missing: null,
+    });
+  });
+
+  it('keeps everything of the caller when the model reads it all', () => {
+    const employee: CallerView = { ...MANAGER, fields: { ...MANAGER.fields, role: 'employee' } };
+    expect(callerParts(MANAGER, 'all')).not.toEqual(callerParts(employee, 'all'));
+  });
+});
+
+describe('resultKeyText', () => {
+  const selections: SelectionValues = {
+    b: { widget: 'date', date: '2024-01-01' },
+    a: { widget: 'text', text: 'x' },
+  };
+
+  it('is the same whatever the order of the parameters, and differs by build and caller', () => {
+    const reordered: SelectionValues = { a: selections.a, b: selections.b };
+    const key = resultKeyText('b1', 'd', selections, null);
+    expect(resultKeyText('b1', 'd', reordered, null)).toBe(key);
+    expect(resultKeyText('b2', 'd', selections, null)).not.toBe(key);
+    expect(resultKeyText('b1', 'd', selections, { role: 'manager' })).not.toBe(key);
+  });
+});
+
+describe('etagMatches', () => {
+  it.each([
+    ['"abc"', true],
+    ['W/"abc"', true],
+    ['"x", "abc"', true],
+    ['*', true],
+    ['"abd"', false],
+    [undefined, false],
+  ])('reads If-None-Match %s as %s', (header, matches) => {
+    expect(etagMatches(header, '"abc"')).toBe(matches);
+  });
+});

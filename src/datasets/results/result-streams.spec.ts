@@ -1,0 +1,66 @@
+import { encodeRows, streamOptions } from '@/datasets/results/result-streams';
+import { RowBatch, rowsBatch } from '@/engine/duckdb/duckdb-stream';
+import type { JsonValue } from '@/engine/query/query-result';
+
+const COLUMNS: RowBatch['columns'] = [
+  { name: 'id', type: 'integer', databaseType: 'BIGINT' },
+  { name: 'note', type: 'string', databaseType: 'VARCHAR' },
+];
+
+function source(batches: JsonValue[][][]) {
+  const state = { closed: false, pulled: 0 };
+  async function* generate(): AsyncGenerator<RowBatch> {
+    try {
+      for (const rows of batches) {
+        // As the engine does: every batch comes after a wait for DuckDB.
+        await Promise.resolve();
+        state.pulled++;
+        yield rowsBatch(COLUMNS, rows);
+      }
+    } finally {
+      state.closed = true;
+    }
+  }
+  return { batches: generate(), state };
+}
+
+async function text(chunks: AsyncIterable<Buffer>): Promise<string> {
+  let all = '';
+  for await (const chunk of chunks) all += chunk.toString('utf8');
+  return all;
+}
+
+describe('encodeRows', () => {
+  it('writes a CSV header and every row of every batch, quoting where needed', async () => {
+    const { batches } = source([
+      [
+        [1, 'a, b'],
+        [2, null],
+      ],
+      [[3, 'say "x"']],
+    ]);
+    expect(await text(encodeRows(batches, 'csv', streamOptions({})))).toBe(
+      'id,note\r\n1,"a, b"\r\n2,\r\n3,"say ""x"""\r\n',
+    );
+  });
+
+  it('writes a header for a result without rows', async () => {
+    const { batches } = source([[]]);
+    expect(await text(encodeRows(batches, 'csv', streamOptions({})))).toBe('id,note\r\n');
+  });
+
+  it('applies x_select, x_offset and x_limit across batches, and stops the source once done', async () => {
+    const { batches, state } = source([[[1, 'a']], [[2, 'b']], [[3, 'c']], [[4, 'd']]]);
+    const options = streamOptions({ x_select: ['note'], x_offset: '1', x_limit: '2' });
+    expect(await text(encodeRows(batches, 'ndjson', options))).toBe('{"note":"b"}\n{"note":"c"}\n');
+    expect(state.pulled).toBe(3);
+    expect(state.closed).toBe(true);
+  });
+
+  it('refuses an unknown column before writing', async () => {
+    const { batches } = source([[[1, 'a']]]);
+    await expect(
+      text(encodeRows(batches, 'csv', streamOptions({ x_select: 'nope' }))),
+    ).rejects.toThrow('unknown column "nope"');
+  });
+});

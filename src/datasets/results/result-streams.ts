@@ -1,0 +1,119 @@
+import { InvalidRequestError } from '@/core/errors';
+import { parseResultOptions } from '@/datasets/results/result-options';
+import { csvLine, ndjsonLine } from '@/datasets/results/stream-formats';
+import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
+import type { JsonValue } from '@/engine/query/query-result';
+
+/** `x_select`, `x_offset` and `x_limit` of an export; without `x_limit`, every row. */
+export interface StreamOptions {
+  select: string[];
+  offset: number;
+  limit: number;
+}
+
+/** Exports are not bounded by MAX_RESULT_ROWS: they never hold more than one chunk of rows. */
+export function streamOptions(builtins: Record<string, unknown>): StreamOptions {
+  const parsed = parseResultOptions(builtins, Number.MAX_SAFE_INTEGER);
+  const limited = builtins.x_limit !== undefined && builtins.x_limit !== '';
+  return {
+    select: parsed.select,
+    offset: parsed.offset,
+    limit: limited ? parsed.limit : Number.POSITIVE_INFINITY,
+  };
+}
+
+function columnIndexes(names: string[], select: string[]): number[] {
+  if (select.length === 0) return names.map((_, index) => index);
+  return select.map((name) => {
+    const index = names.indexOf(name);
+    if (index < 0) throw new InvalidRequestError(`x_select names an unknown column "${name}"`);
+    return index;
+  });
+}
+
+/**
+ * Rows per string before it becomes bytes. A chunk of 2,048 rows as one string would often pass 128 KB,
+ * and V8 puts strings that large straight into the old generation, where only a full collection frees them:
+ * over a long export they pile up by the hundred megabytes.
+ */
+const ROWS_PER_STRING = 256;
+
+/** Turns batches into bytes. */
+class RowEncoder {
+  private indexes?: number[];
+  private names: string[] = [];
+  private skip: number;
+  /** Rows still to write. */
+  left: number;
+
+  constructor(
+    private readonly format: 'csv' | 'ndjson',
+    private readonly options: StreamOptions,
+  ) {
+    this.skip = options.offset;
+    this.left = options.limit;
+  }
+
+  encode(batch: RowBatch): Buffer {
+    const parts: Buffer[] = [];
+    let text = '';
+    if (!this.indexes) {
+      const all = batch.columns.map((column) => column.name);
+      this.indexes = columnIndexes(all, this.options.select);
+      this.names = this.indexes.map((index) => all[index]);
+      if (this.format === 'csv') text += csvLine(this.names);
+    }
+    const indexes = this.indexes;
+    let start = 0;
+    if (this.skip > 0) {
+      start = Math.min(this.skip, batch.rowCount);
+      this.skip -= start;
+    }
+    const end = Math.min(batch.rowCount, start + this.left);
+    this.left -= end - start;
+    const picked: JsonValue[] = new Array<JsonValue>(indexes.length);
+    for (let row = start; row < end; row++) {
+      for (let i = 0; i < indexes.length; i++) picked[i] = batch.value(row, indexes[i]);
+      text += this.format === 'csv' ? csvLine(picked) : ndjsonLine(this.names, picked);
+      if ((row - start) % ROWS_PER_STRING === ROWS_PER_STRING - 1) {
+        parts.push(Buffer.from(text));
+        text = '';
+      }
+    }
+    if (text !== '') parts.push(Buffer.from(text));
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  }
+}
+
+/**
+ * CSV (a header, then one CRLF record per row) or NDJSON (one object per line), written chunk by chunk as
+ * the engine yields them. Stopping early (a limit reached, a client gone) returns the engine's generator,
+ * which ends the query. Nothing of a chunk but its bytes is held while the client reads them: rows kept
+ * across that wait would outlive V8's young generation and pile up in the old one.
+ */
+export async function* encodeRows(
+  batches: AsyncIterable<RowBatch>,
+  format: 'csv' | 'ndjson',
+  options: StreamOptions,
+): AsyncGenerator<Buffer> {
+  const encoder = new RowEncoder(format, options);
+  const iterator = batches[Symbol.asyncIterator]();
+  const next = async (): Promise<Buffer | undefined> => {
+    const step = await iterator.next();
+    if (step.done) return undefined;
+    try {
+      return encoder.encode(step.value);
+    } finally {
+      step.value.release();
+    }
+  };
+  try {
+    while (encoder.left > 0) {
+      const bytes = await next();
+      if (bytes === undefined) return;
+      if (bytes.length > 0) yield bytes;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}

@@ -1,0 +1,121 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Inject, NotFoundException } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { callerOf } from '@/http/access/access.decorators';
+import { describeError, renderCurrent, renderLegacy } from '@/http/errors/error-mapping';
+import { DomainError, ModelFailedError } from '@/core/errors';
+import { isLegacyPath } from '@/http/routes';
+import { JsonLogger } from '@/http/request/json-logger';
+import { requestIdOf } from '@/http/request/request-context';
+import { setSecurityHeaders } from '@/http/security-headers';
+
+/**
+ * The one place where errors become responses. Each layout has its own body shape; the layout is the
+ * path's, so an unknown legacy path also answers in the legacy shape.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  constructor(@Inject(JsonLogger) private readonly logger: JsonLogger) {}
+
+  /**
+   * Returns null, not undefined: Nest's context machinery outside its router (which the fast routes use)
+   * reads undefined as "no filter handled it", then logs the error and throws it again.
+   */
+  catch(error: unknown, host: ArgumentsHost): null {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    sendError(this.logger, methodNotAllowed(error, request, response) ?? error, request, response);
+    return null;
+  }
+}
+
+/** What this filter reads of Express 5's router (the `router` package) to list a path's methods. */
+interface RouterLayer {
+  route?: { methods: Record<string, boolean | undefined> };
+  match(path: string): unknown;
+}
+
+/**
+ * Nest answers a path that no route matched with a NotFoundException. When routes of other methods match
+ * the path, the answer is 405 with `Allow` (RFC 9110 §15.5.6), so a client or a fuzzer can tell a wrong
+ * method from a wrong path.
+ */
+function methodNotAllowed(error: unknown, request: Request, response: Response): unknown {
+  if (!(error instanceof NotFoundException) || request.route !== undefined) return undefined;
+  const stack =
+    (request.app as unknown as { router?: { stack: RouterLayer[] } }).router?.stack ?? [];
+  const path = request.path;
+  const methods = new Set<string>();
+  for (const layer of stack) {
+    if (!layer.route) continue;
+    let matched: unknown;
+    try {
+      matched = layer.match(path);
+    } catch {
+      continue; // a path that does not decode matches no route
+    }
+    if (!matched) continue;
+    for (const [method, on] of Object.entries(layer.route.methods)) {
+      if (on && method !== '_all') methods.add(method.toUpperCase());
+    }
+  }
+  if (methods.size === 0) return undefined;
+  if (methods.has('GET')) methods.add('HEAD');
+  const allowed = [...methods].sort().join(', ');
+  response.setHeader('Allow', allowed);
+  return new DomainError(
+    'method_not_allowed',
+    `This path does not take ${request.method}; it takes ${allowed}`,
+  );
+}
+
+/**
+ * Answers an error in the shape of the request's layout. Works on Node's own request and response, so the
+ * error handler of Express' body parsers (app.ts) answers exactly as routes do.
+ */
+export function sendError(
+  logger: JsonLogger,
+  error: unknown,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  // Express keeps the whole path in originalUrl; `url` loses the mount path inside a router.
+  const url = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '';
+  const path = url.split('?', 1)[0];
+  const caller = callerOf(request as Request);
+  const reply = describeError(error, caller.isAdmin);
+  if (error instanceof ModelFailedError) {
+    logger.emit('error', 'model failed', {
+      requestId: requestIdOf(request),
+      method: request.method,
+      path,
+      model: error.model,
+      error: error.engineMessage,
+    });
+  }
+  if (reply.unexpected) {
+    logger.emit('error', 'unexpected error', {
+      requestId: requestIdOf(request),
+      method: request.method,
+      path,
+      error: error instanceof Error ? error.message : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+  }
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  // An error is never the page its route serves: whatever policy the route had set, the API's.
+  setSecurityHeaders(response);
+  if (reply.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+  if (reply.retryAfterSeconds !== undefined) {
+    response.setHeader('Retry-After', String(reply.retryAfterSeconds));
+  }
+  const body = JSON.stringify(isLegacyPath(path) ? renderLegacy(reply) : renderCurrent(reply));
+  response.statusCode = reply.status;
+  response.setHeader('Content-Type', 'application/json; charset=utf-8');
+  response.setHeader('Content-Length', Buffer.byteLength(body));
+  response.end(body);
+}

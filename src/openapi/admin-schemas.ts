@@ -1,0 +1,90 @@
+import type { SchemaObject } from '@nestjs/swagger';
+import { object, Schemas } from '@/openapi/common-schemas';
+
+/** OpenAPI schemas of the administrators' endpoints: build history, audit log, readiness. */
+
+const TIME: SchemaObject = { type: 'string', format: 'date-time', nullable: true };
+const TEXT: SchemaObject = { type: 'string', nullable: true };
+
+export const ADMIN_SCHEMAS: Schemas = {
+  BuildRun: object(
+    {
+      id: { type: 'string', format: 'uuid' },
+      status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
+      requested_by: TEXT,
+      queued_at: { type: 'string', format: 'date-time' },
+      started_at: TIME,
+      finished_at: TIME,
+      duration_ms: { type: 'integer', nullable: true },
+      error: TEXT,
+      progress: {
+        type: 'object',
+        nullable: true,
+        description:
+          'Running: models done of total, the model being built and the time since the start. Failed: ' +
+          'how far it got and the model it failed on. Null otherwise.',
+        properties: {
+          done: { type: 'integer' },
+          total: { type: 'integer', nullable: true },
+          current_model: TEXT,
+          current_kind: TEXT,
+          elapsed_ms: { type: 'integer', nullable: true },
+          failed_model: TEXT,
+        },
+      },
+      models: {
+        description: 'The models built so far (all of them once it succeeded)',
+        type: 'array',
+        items: object({
+          model: { type: 'string' },
+          kind: { type: 'string' },
+          rows: { type: 'integer' },
+          duration_ms: { type: 'integer' },
+        }),
+      },
+    },
+    'One build, with its progress, and the rows and duration of each model built',
+  ),
+  AuditPage: object({
+    events: {
+      type: 'array',
+      items: object({
+        id: { type: 'integer' },
+        at: { type: 'string', format: 'date-time' },
+        actor: TEXT,
+        action: { type: 'string' },
+        target: TEXT,
+        outcome: { type: 'string', enum: ['success', 'failure'] },
+        client_address: TEXT,
+        request_id: TEXT,
+        details: { type: 'object', additionalProperties: true },
+      }),
+    },
+    next_offset: {
+      type: 'integer',
+      nullable: true,
+      description: 'The offset of the next page; null on the last one',
+    },
+  }),
+  Readiness: object({
+    status: { type: 'string', enum: ['ready', 'not_ready'] },
+    checks: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        required: ['status'],
+        properties: {
+          status: {
+            type: 'string',
+            enum: ['up', 'down', 'degraded'],
+            description:
+              'down makes the replica not ready; degraded (the PNG renderer) only says what does not work here',
+          },
+          kind: { type: 'string' },
+          detail: { type: 'string' },
+          build: { type: 'string', description: 'The build served (environment check)' },
+        },
+      },
+    },
+  }),
+};

@@ -1,0 +1,590 @@
+import type {
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+  ResponsesObject,
+  SchemaObject,
+} from '@nestjs/swagger';
+import {
+  BODY_ERRORS,
+  COMMON_ERRORS,
+  ErrorStatus,
+  errorResponses,
+  ref,
+  Schemas,
+} from '@/openapi/common-schemas';
+import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
+import type { ColumnSpec, ColumnType, DatasetSpec, Project, Scope } from '@/core/project/project';
+import { findModel } from '@/core/project/project';
+
+/**
+ * The OpenAPI document's part for results: the generic result schemas of both layouts, and for each
+ * dataset and dashboard of the project its own paths, whose selections, columns and parameter names come
+ * from the project definition, so that a typed client knows them.
+ */
+
+type Schema = SchemaObject | ReferenceObject;
+
+const COLUMN_TYPES: ColumnType[] = [
+  'string',
+  'integer',
+  'number',
+  'decimal',
+  'boolean',
+  'date',
+  'datetime',
+  'time',
+];
+const ORIENTATIONS = ['records', 'rows', 'columns'];
+
+/** The JSON value of a cell of each column type; NULL is `null` (decisions.md, "Results"). */
+function cellSchema(type: ColumnType | undefined): Schema {
+  switch (type) {
+    case 'string':
+      return { type: 'string', nullable: true };
+    case 'integer':
+      return {
+        anyOf: [{ type: 'integer' }, { type: 'string', description: 'Beyond 2^53, every digit' }],
+        nullable: true,
+      };
+    case 'number':
+      return { type: 'number', nullable: true };
+    case 'decimal':
+      return {
+        anyOf: [
+          { type: 'number' },
+          { type: 'string', description: 'When a number would round it' },
+        ],
+        nullable: true,
+      };
+    case 'boolean':
+      return { type: 'boolean', nullable: true };
+    case 'date':
+      return { type: 'string', format: 'date', nullable: true };
+    case 'datetime':
+      return { type: 'string', format: 'date-time', nullable: true };
+    case 'time':
+      return { type: 'string', description: 'HH:MM:SS', nullable: true };
+    case undefined:
+      return ref('Cell');
+  }
+}
+
+const SCHEMA_FIELD: SchemaObject = {
+  type: 'object',
+  required: ['name', 'type', 'description', 'category', 'condition'],
+  properties: {
+    name: { type: 'string' },
+    type: { type: 'string', enum: COLUMN_TYPES },
+    description: { type: 'string', description: 'May be empty' },
+    category: { type: 'string', enum: ['dimension', 'measure', 'misc'] },
+    condition: { type: 'string', description: 'When the column is present; may be empty' },
+  },
+};
+
+/** The current layout's result, over the schemas of one record, one row and the columns. */
+function resultSchema(
+  field: Schema,
+  record: Schema,
+  row: Schema,
+  columns: Schema,
+  description: string,
+): SchemaObject {
+  return {
+    type: 'object',
+    description,
+    required: ['schema', 'total_num_rows', 'data_details', 'data'],
+    properties: {
+      schema: {
+        type: 'object',
+        required: ['fields'],
+        properties: { fields: { type: 'array', items: field } },
+      },
+      total_num_rows: { type: 'integer', description: 'Rows of the whole result' },
+      data_details: {
+        type: 'object',
+        required: ['num_rows', 'orientation'],
+        properties: {
+          num_rows: { type: 'integer', description: 'Rows in this response' },
+          orientation: { type: 'string', enum: ORIENTATIONS },
+        },
+      },
+      data: {
+        description:
+          '`records`: an array of objects; `rows`: an array of arrays; `columns`: an object of arrays',
+        anyOf: [{ type: 'array', items: record }, { type: 'array', items: row }, columns],
+      },
+    },
+  };
+}
+
+/** Result schemas that hold for every dataset and for query-models. */
+export const RESULT_SCHEMAS: Schemas = {
+  Cell: {
+    description: 'A value: string, number, boolean or null',
+    anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+    nullable: true,
+  },
+  SchemaField: SCHEMA_FIELD,
+  DatasetResult: resultSchema(
+    ref('SchemaField'),
+    { type: 'object', additionalProperties: ref('Cell') },
+    { type: 'array', items: ref('Cell') },
+    { type: 'object', additionalProperties: { type: 'array', items: ref('Cell') } },
+    'A result (interface 2.9); each dataset has its own, typed, under its own path',
+  ),
+  LegacyDatasetResult: {
+    type: 'object',
+    required: ['schema', 'data'],
+    properties: {
+      schema: {
+        type: 'object',
+        required: ['fields', 'dimensions'],
+        properties: {
+          fields: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['name', 'type'],
+              properties: {
+                name: { type: 'string' },
+                type: {
+                  type: 'string',
+                  enum: ['string', 'number', 'integer', 'boolean', 'datetime'],
+                },
+              },
+            },
+          },
+          dimensions: { type: 'array', items: { type: 'string' } },
+        },
+      },
+      data: {
+        type: 'array',
+        description: 'Every row, as an object keyed by column name',
+        items: { type: 'object', additionalProperties: ref('Cell') },
+      },
+    },
+  },
+};
+
+/** A selection on GET (interface 4.4): repeated names for lists. */
+function querySchemaOf(definition: ParameterDefinition): SchemaObject {
+  switch (definition.widget) {
+    case 'single_select': {
+      const ids = staticOptionIds(definition);
+      return ids ? { type: 'string', enum: ids } : { type: 'string' };
+    }
+    case 'multi_select': {
+      const ids = staticOptionIds(definition);
+      return { type: 'array', items: ids ? { type: 'string', enum: ids } : { type: 'string' } };
+    }
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'date_range':
+      return { type: 'array', items: { type: 'string', format: 'date' }, minItems: 2, maxItems: 2 };
+    case 'number':
+      return { type: 'number' };
+    case 'number_range':
+      return { type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2 };
+    case 'text':
+      return { type: 'string' };
+  }
+}
+
+/** A selection in a JSON body: numbers may also be strings holding a decimal number. */
+function bodySchemaOf(definition: ParameterDefinition): SchemaObject {
+  const decimal: SchemaObject = { anyOf: [{ type: 'number' }, { type: 'string' }] };
+  if (definition.widget === 'number') return decimal;
+  if (definition.widget === 'number_range') {
+    return { type: 'array', items: decimal, minItems: 2, maxItems: 2 };
+  }
+  return querySchemaOf(definition);
+}
+
+/** Option ids written in project.yml; options from a query change with the data, so they are not listed. */
+function staticOptionIds(definition: ParameterDefinition): string[] | undefined {
+  if (definition.kind !== 'select' || definition.optionsSql !== null) return undefined;
+  const ids = definition.options.map((option) => option.id);
+  return ids.length > 0 ? ids : undefined;
+}
+
+/**
+ * The parent's option ids that enable a parameter which is disabled otherwise (no variant for every parent
+ * option), or null when it is always enabled or its variants come from a query not run yet.
+ */
+function enablingIds(definition: ParameterDefinition): string[] | null {
+  if (definition.kind !== 'value' || definition.parent === null) return null;
+  const variants = definition.variants;
+  if (variants.length === 0 || variants.some((variant) => variant.parentOptionIds === null)) {
+    return null;
+  }
+  return [...new Set(variants.flatMap((variant) => variant.parentOptionIds ?? []))];
+}
+
+function describe(definition: ParameterDefinition): string {
+  const text = [definition.label, definition.description].filter(Boolean).join(': ');
+  const ids = enablingIds(definition);
+  if (ids === null) return text;
+  return (
+    `${text}. Disabled unless ${definition.parent} is ${ids.join(' or ')}: a value sent while it ` +
+    'is disabled is ignored (400 unknown_parameter with x_verify_params=true)'
+  );
+}
+
+/**
+ * A selection's schema, with `x-disabled-unless` (`{parent: [option ids]}`) when the parameter is disabled
+ * for the other options of its parent: then any value is ignored, valid or not (decisions.md), which a
+ * client or a fuzzer can tell from the document.
+ */
+function withDisabling(schema: SchemaObject, definition: ParameterDefinition): SchemaObject {
+  const ids = enablingIds(definition);
+  if (ids === null || definition.parent === null) return schema;
+  const extension: Record<string, unknown> = { 'x-disabled-unless': { [definition.parent]: ids } };
+  return { ...schema, ...extension };
+}
+
+/** `x_` built-ins of results (interface 4.3): the query parameter and the JSON body key. */
+function resultBuiltIns(columns: string[], maxRows: number): Record<string, SchemaObject> {
+  return {
+    x_orientation: { type: 'string', enum: ORIENTATIONS, default: 'records' },
+    x_select: {
+      type: 'array',
+      items: columns.length > 0 ? { type: 'string', enum: columns } : { type: 'string' },
+      description: 'Columns to include (default: all)',
+    },
+    x_limit: {
+      type: 'integer',
+      minimum: 0,
+      maximum: maxRows,
+      default: Math.min(1000, maxRows),
+      description: `Rows returned, up to ${maxRows} (MAX_RESULT_ROWS)`,
+    },
+    x_offset: { type: 'integer', minimum: 0, default: 0, description: 'Rows skipped' },
+    x_verify_params: {
+      type: 'boolean',
+      description: 'When true, a name the endpoint does not take is a 400 unknown_parameter',
+    },
+  };
+}
+
+/** Built-ins whose empty query value (`x_limit=`) is read as not given: their default. */
+const EMPTY_IS_DEFAULT = new Set(['x_select', 'x_limit', 'x_offset']);
+
+/** `x_` built-ins of parameters endpoints (interface 4.5). */
+function parametersBuiltIns(names: string[]): Record<string, SchemaObject> {
+  return {
+    x_parent_param: {
+      type: 'string',
+      ...(names.length > 0 ? { enum: names } : {}),
+      description: 'The parameter whose change triggered the refresh',
+    },
+    x_verify_params: {
+      type: 'boolean',
+      description: 'When true, a name the endpoint does not take is a 400 unknown_parameter',
+    },
+  };
+}
+
+function queryParameters(
+  definitions: ParameterDefinition[],
+  builtIns: Record<string, SchemaObject>,
+): ParameterObject[] {
+  const own = definitions.map((definition): ParameterObject => {
+    const schema = withDisabling(querySchemaOf(definition), definition);
+    return {
+      name: definition.name,
+      in: 'query',
+      required: false,
+      description: describe(definition),
+      schema,
+      ...(schema.type === 'array' ? { explode: true } : {}),
+    };
+  });
+  const builtIn = Object.entries(builtIns).map(([name, schema]): ParameterObject => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+    ...(schema.type === 'array' ? { explode: true } : {}),
+    ...(EMPTY_IS_DEFAULT.has(name) ? { allowEmptyValue: true } : {}),
+  }));
+  return [...own, ...builtIn];
+}
+
+function bodyOf(
+  definitions: ParameterDefinition[],
+  builtIns: Record<string, SchemaObject>,
+  description: string,
+): SchemaObject {
+  const own = definitions.map((definition): [string, SchemaObject] => [
+    definition.name,
+    { ...withDisabling(bodySchemaOf(definition), definition), description: describe(definition) },
+  ]);
+  // A null value selects nothing: the same as leaving the key out (selection-request.ts).
+  const nullable = (entries: [string, SchemaObject][]) =>
+    entries.map(([name, schema]): [string, SchemaObject] => [name, { ...schema, nullable: true }]);
+  return {
+    type: 'object',
+    description: `${description}; a null value is the same as leaving the key out`,
+    properties: Object.fromEntries([...nullable(own), ...nullable(Object.entries(builtIns))]),
+  };
+}
+
+function jsonBody(schema: Schema): OperationObject['requestBody'] {
+  return { required: false, content: { 'application/json': { schema } } };
+}
+
+/** The errors of an item's endpoints: its scope decides whether a token or admin rights are needed. */
+function itemErrors(scope: Scope, withBody: boolean, results = false): ResponsesObject {
+  const statuses: ErrorStatus[] = [400, ...COMMON_ERRORS];
+  // A caller's concurrent uncached queries, exports or renders past CALLER_MAX_* (CallerSlots).
+  if (results) statuses.push(429);
+  if (scope === 'private') statuses.push(403);
+  if (withBody) statuses.push(...BODY_ERRORS);
+  return errorResponses(
+    'current',
+    [...new Set(statuses)].sort((a, b) => a - b),
+  );
+}
+
+function itemSecurity(scope: Scope) {
+  const token = [{ bearer: [] }, { login: [] }];
+  return scope === 'public' ? [...token, {}] : token;
+}
+
+/** `expenses_by_month`'s schemas are `datasets.expenses_by_month.Result` and so on. */
+function schemaName(kind: 'datasets' | 'dashboards', item: string, part: string): string {
+  return `${kind}.${item}.${part}`;
+}
+
+/** A dataset's own schemas: its result typed by its columns, and its parameters by their names. */
+function datasetSchemas(dataset: DatasetSpec, columns: ColumnSpec[]): Schemas {
+  const name = (part: string) => schemaName('datasets', dataset.name, part);
+  const typed = columns.length > 0;
+  const cells = columns.map((column) => cellSchema(column.type));
+  const distinct = [...new Map(cells.map((cell) => [JSON.stringify(cell), cell])).values()];
+  const record: SchemaObject = typed
+    ? {
+        type: 'object',
+        additionalProperties: false,
+        description: 'A row: the columns chosen with x_select (all by default)',
+        properties: Object.fromEntries(columns.map((column, i) => [column.name, cells[i]])),
+      }
+    : { type: 'object', additionalProperties: ref('Cell') };
+  const columnArrays: SchemaObject = typed
+    ? {
+        type: 'object',
+        additionalProperties: false,
+        properties: Object.fromEntries(
+          columns.map((column, i) => [column.name, { type: 'array', items: cells[i] }]),
+        ),
+      }
+    : { type: 'object', additionalProperties: { type: 'array', items: ref('Cell') } };
+  const row: SchemaObject = {
+    type: 'array',
+    items: typed ? (distinct.length === 1 ? distinct[0] : { anyOf: distinct }) : ref('Cell'),
+    description: 'A row: values in the order of schema.fields',
+  };
+  const field: Schema = typed
+    ? {
+        allOf: [
+          ref('SchemaField'),
+          {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string', enum: columns.map((column) => column.name) } },
+          },
+        ],
+      }
+    : ref('SchemaField');
+  const widget: Schema =
+    dataset.parameters.length > 0
+      ? {
+          allOf: [
+            ref('Widget'),
+            {
+              type: 'object',
+              required: ['name'],
+              properties: { name: { type: 'string', enum: dataset.parameters } },
+            },
+          ],
+        }
+      : ref('Widget');
+  return {
+    [name('Record')]: record,
+    [name('Row')]: row,
+    [name('Columns')]: columnArrays,
+    [name('Result')]: resultSchema(
+      field,
+      ref(name('Record')),
+      ref(name('Row')),
+      ref(name('Columns')),
+      `${dataset.label}: a result`,
+    ),
+    [name('Parameters')]: {
+      type: 'object',
+      required: ['parameters'],
+      properties: { parameters: { type: 'array', items: widget } },
+    },
+  };
+}
+
+export interface ItemDocs {
+  paths: Record<string, PathItemObject>;
+  schemas: Schemas;
+}
+
+/**
+ * The parameters endpoint of a dataset or dashboard: selections in the query on GET or as JSON on POST,
+ * answered with the item's parameters evaluated with them.
+ */
+function parametersPath(
+  kind: 'dataset' | 'dashboard',
+  item: { name: string; label: string; scope: Scope; parameters: string[] },
+  definitions: ParameterDefinition[],
+  common: Partial<OperationObject>,
+  schema: ReferenceObject,
+): PathItemObject {
+  const refresh = parametersBuiltIns(item.parameters);
+  const responses = (get: boolean): ResponsesObject => ({
+    '200': {
+      description: `The parameters of ${item.label}, evaluated with the selections`,
+      content: { 'application/json': { schema } },
+    },
+    ...itemErrors(item.scope, !get),
+  });
+  return {
+    get: {
+      ...common,
+      summary: `Parameters of ${item.label}`,
+      operationId: `${kind}_${item.name}_parameters`,
+      parameters: queryParameters(definitions, refresh),
+      responses: responses(true),
+    },
+    post: {
+      ...common,
+      summary: `Parameters of ${item.label}, selections as JSON`,
+      operationId: `${kind}_${item.name}_parameters_post`,
+      requestBody: jsonBody(bodyOf(definitions, refresh, 'Selections')),
+      responses: responses(false),
+    },
+  };
+}
+
+/**
+ * Paths and schemas for each dataset and dashboard of the project, with its own parameters: selections
+ * and columns differ per item, so the generic `{dataset}` routes cannot describe them.
+ */
+export function projectItemDocs(project: Project, prefix: string, maxRows: number): ItemDocs {
+  const byName = new Map(project.parameters.map((definition) => [definition.name, definition]));
+  const definitionsOf = (names: string[]) =>
+    names.flatMap((name) => {
+      const definition = byName.get(name);
+      return definition ? [definition] : [];
+    });
+  const paths: Record<string, PathItemObject> = {};
+  let schemas: Schemas = {};
+
+  for (const dataset of project.datasets) {
+    const columns = findModel(project, dataset.model)?.columns ?? [];
+    const definitions = definitionsOf(dataset.parameters);
+    const name = (part: string) => schemaName('datasets', dataset.name, part);
+    schemas = { ...schemas, ...datasetSchemas(dataset, columns) };
+    const results = resultBuiltIns(
+      columns.map((column) => column.name),
+      maxRows,
+    );
+    const common = {
+      tags: ['datasets (this project)'],
+      description: dataset.description,
+      security: itemSecurity(dataset.scope),
+    };
+    const resultResponses = (get: boolean): ResponsesObject => ({
+      '200': {
+        description: `${dataset.label}. \`Accept: text/csv\` or \`application/x-ndjson\` exports every row`,
+        content: {
+          'application/json': { schema: ref(name('Result')) },
+          'text/csv': { schema: { type: 'string' } },
+          'application/x-ndjson': { schema: { type: 'string' } },
+        },
+      },
+      ...(get
+        ? { '304': { description: 'Not modified: the `If-None-Match` copy is current' } }
+        : {}),
+      ...itemErrors(dataset.scope, !get, true),
+    });
+    paths[`/${prefix}/datasets/${dataset.name}/results`] = {
+      get: {
+        ...common,
+        summary: `${dataset.label} (${dataset.scope})`,
+        operationId: `dataset_${dataset.name}_results`,
+        parameters: queryParameters(definitions, results),
+        responses: resultResponses(true),
+      },
+      post: {
+        ...common,
+        summary: `${dataset.label} (${dataset.scope}), selections as JSON`,
+        operationId: `dataset_${dataset.name}_results_post`,
+        requestBody: jsonBody(bodyOf(definitions, results, 'Selections and x_ built-ins')),
+        responses: resultResponses(false),
+      },
+    };
+    paths[`/${prefix}/datasets/${dataset.name}/parameters`] = parametersPath(
+      'dataset',
+      dataset,
+      definitions,
+      common,
+      ref(name('Parameters')),
+    );
+  }
+
+  for (const dashboard of project.dashboards) {
+    const definitions = definitionsOf(dashboard.parameters);
+    const verify = { x_verify_params: parametersBuiltIns([]).x_verify_params };
+    const common = {
+      tags: ['dashboards (this project)'],
+      description: dashboard.description,
+      security: itemSecurity(dashboard.scope),
+    };
+    const mediaType = dashboard.format === 'png' ? 'image/png' : 'text/html';
+    const resultResponses = (get: boolean): ResponsesObject => ({
+      '200': {
+        description: `The dashboard as ${dashboard.format.toUpperCase()}`,
+        content: {
+          [mediaType]: {
+            schema:
+              dashboard.format === 'png'
+                ? { type: 'string', format: 'binary' }
+                : { type: 'string' },
+          },
+        },
+      },
+      ...itemErrors(dashboard.scope, !get, true),
+    });
+    paths[`/${prefix}/dashboards/${dashboard.name}/results`] = {
+      get: {
+        ...common,
+        summary: `${dashboard.label} (${dashboard.scope}, ${dashboard.format})`,
+        operationId: `dashboard_${dashboard.name}_results`,
+        parameters: queryParameters(definitions, verify),
+        responses: resultResponses(true),
+      },
+      post: {
+        ...common,
+        summary: `${dashboard.label} (${dashboard.scope}, ${dashboard.format}), selections as JSON`,
+        operationId: `dashboard_${dashboard.name}_results_post`,
+        requestBody: jsonBody(bodyOf(definitions, verify, 'Selections')),
+        responses: resultResponses(false),
+      },
+    };
+    paths[`/${prefix}/dashboards/${dashboard.name}/parameters`] = parametersPath(
+      'dashboard',
+      dashboard,
+      definitions,
+      common,
+      ref('ParametersResponse'),
+    );
+  }
+  return { paths, schemas };
+}

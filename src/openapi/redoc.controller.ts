@@ -1,0 +1,46 @@
+import { Controller, Get, Header, Req } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { NoAuth } from '@/http/access/access.decorators';
+import { CURRENT } from '@/http/routes';
+import { REDOC_POLICY, REDOC_SCRIPT, redocBundle, redocPage } from '@/openapi/redoc-page';
+import type { Project } from '@/core/project/project';
+import { ServedProject } from '@/core/project/served-project';
+
+const PAGES = ['redoc', `${CURRENT}/redoc`];
+
+/**
+ * ReDoc over the OpenAPI document, at `/redoc` and `P/redoc` (beside Swagger UI's `/docs` and `P/docs`),
+ * served by Drey itself: Squirrels Studio links to `P/redoc`. A documentation page, not an API endpoint,
+ * so it is left out of the document it draws.
+ */
+@ApiExcludeController()
+@NoAuth()
+@Controller()
+export class RedocController {
+  private readonly bundle = redocBundle();
+
+  /** The project being served now (a build may replace it): read per use, never kept. */
+  private get project(): Project {
+    return this.served.current;
+  }
+
+  constructor(private readonly served: ServedProject) {}
+
+  @Get(PAGES)
+  @Header('Content-Type', 'text/html; charset=utf-8')
+  @Header('Content-Security-Policy', REDOC_POLICY)
+  @Header('Cache-Control', 'no-cache')
+  page(@Req() request: Request): string {
+    // The page's own path without `/redoc`: '' at the root, the project's prefix under it.
+    const base = request.path.replace(/\/redoc\/?$/, '');
+    return redocPage(`Drey: ${this.project.label}`, base);
+  }
+
+  @Get(PAGES.map((page) => `${page}/${REDOC_SCRIPT}`))
+  @Header('Content-Type', 'application/javascript; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=86400')
+  script(): string {
+    return this.bundle;
+  }
+}

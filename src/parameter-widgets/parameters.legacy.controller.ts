@@ -1,0 +1,79 @@
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
+import type { Caller } from '@/core/caller';
+import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
+import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/legacy/selections';
+import { LEGACY } from '@/http/routes';
+import { Selections } from '@/http/input/selections.decorator';
+import { ParameterWidgetsService } from '@/parameter-widgets/parameter-widgets.service';
+import { LEGACY_ITEM_PARAMETERS, toLegacyParametersResponse } from '@/parameter-widgets/parameters.mapper';
+import type { ParameterRequest } from '@/core/parameters/selection-request';
+
+type Response = { parameters: object[] };
+const BODY = {
+  schema: { type: 'object', additionalProperties: true, description: 'At most one selection' },
+};
+
+/** Each GET has a POST twin that takes the selections as a JSON body and runs the GET's handler. */
+@ApiTags('legacy')
+@ApiProjectPath()
+@ApiOptionalToken()
+@OptionalAuth()
+@ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
+@ApiJson('LegacyParametersResponse', 'The parameters, evaluated with the selection')
+@Controller(LEGACY)
+export class ParametersLegacyController {
+  constructor(private readonly widgets: ParameterWidgetsService) {}
+
+  /** A dataset's parameters (at most one selection; hyphens accepted for underscores). */
+  @Get('dataset/:name/parameters')
+  async dataset(
+    @CurrentCaller() caller: Caller,
+    @Param('name') name: string,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
+  ): Promise<Response> {
+    const dataset = hyphensForUnderscores(name);
+    return toLegacyParametersResponse(
+      await this.widgets.ofItem('dataset', dataset, caller, request, LEGACY_ITEM_PARAMETERS),
+    );
+  }
+
+  @Post('dataset/:name/parameters')
+  @HttpCode(200)
+  @ApiBody(BODY)
+  @ApiLegacyErrors(...BODY_ERRORS)
+  datasetPost(
+    @CurrentCaller() caller: Caller,
+    @Param('name') name: string,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
+  ): Promise<Response> {
+    return this.dataset(caller, name, request);
+  }
+
+  /** A dashboard's parameters (at most one selection; hyphens accepted for underscores). */
+  @Get('dashboard/:name/parameters')
+  async dashboard(
+    @CurrentCaller() caller: Caller,
+    @Param('name') name: string,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
+  ): Promise<Response> {
+    const dashboard = hyphensForUnderscores(name);
+    return toLegacyParametersResponse(
+      await this.widgets.ofItem('dashboard', dashboard, caller, request, LEGACY_ITEM_PARAMETERS),
+    );
+  }
+
+  @Post('dashboard/:name/parameters')
+  @HttpCode(200)
+  @ApiBody(BODY)
+  @ApiLegacyErrors(...BODY_ERRORS)
+  dashboardPost(
+    @CurrentCaller() caller: Caller,
+    @Param('name') name: string,
+    @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
+  ): Promise<Response> {
+    return this.dashboard(caller, name, request);
+  }
+}
