@@ -15,7 +15,7 @@ import { Engine } from '@/engine/engine';
 import { describeBound } from '@/engine/templating/bound-value';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
-import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
+import type { CallerView } from '@/core/parameters/selection-value';
 import { DatasetSpec, findDataset, Project } from '@/core/project/project';
 import { csvHeader, csvLine, JsonArrayWriter, jsonRow, tableLines } from '@/cli/row-formats';
 import { CliArgs, TABLE_ROWS } from '@/cli/cli-args';
@@ -347,7 +347,7 @@ export async function compile(
   const request = requestFromCli(project, dataset.parameters, args.params);
   const catalog = await catalogOf(project, options);
   const selections = catalog.selections(dataset.parameters, request, caller);
-  const compiled = compileDataset(project, name, { selections, caller });
+  const compiled = compileDataset(project, dataset, { selections, caller });
   formatCompiled(compiled).forEach((line) => output.out(line));
 }
 
@@ -387,10 +387,11 @@ export async function run(
     if (!(await engine.open())) throw new Error(noBuild(engine, options));
     const catalog = await buildCatalog(project, (sql) => engine.queryBuilt(sql));
     const selections = catalog.selections(dataset.parameters, request, view);
+    const compiled = engine.compileDataset(dataset, selections, view);
     if (args.format === 'table') {
-      await printTable(engine, name, selections, view, args.limit ?? TABLE_ROWS, output);
+      await printTable(engine, compiled, args.limit ?? TABLE_ROWS, output);
     } else {
-      await printExport(engine.streamDataset(name, selections, view), args, output);
+      await printExport(engine.streamDataset(compiled), args, output);
     }
   } finally {
     await engine.close();
@@ -399,20 +400,18 @@ export async function run(
 
 async function printTable(
   engine: Engine,
-  name: string,
-  selections: SelectionValues,
-  caller: CallerView,
+  compiled: CompiledDataset,
   limit: number,
   output: Output,
 ): Promise<void> {
-  const result = await engine.runDataset(name, selections, caller, undefined, limit);
+  const result = await engine.runDataset(compiled, undefined, limit);
   tableLines(result).forEach((line) => output.out(line));
   const shown = result.rows.length;
   if (!result.truncated) {
     output.out(`(${shown} ${shown === 1 ? 'row' : 'rows'})`);
     return;
   }
-  const total = await engine.countDataset(name, selections, caller);
+  const total = await engine.countDataset(compiled);
   output.out(
     `(the first ${shown} of ${total} rows, ${total - shown} left out: --limit ${total} shows them ` +
       'all, --format csv or json prints every row)',
