@@ -19,6 +19,7 @@ import type { CallerView } from '@/core/parameters/selection-value';
 import { DatasetSpec, findDataset, Project } from '@/core/project/project';
 import { csvHeader, csvLine, JsonArrayWriter, jsonRow, tableLines } from '@/cli/row-formats';
 import { CliArgs, TABLE_ROWS } from '@/cli/cli-args';
+import type { Output } from '@/cli/cli-output';
 import { ANONYMOUS, Caller } from '@/core/caller';
 import { callerView, canOpen } from '@/core/scope';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
@@ -29,14 +30,6 @@ export interface EngineSetup {
   dataDir: string;
   env: Env;
   limits: EngineLimits;
-}
-
-export interface Output {
-  out(line: string): void;
-  /** On a terminal: redraws one status line in place (a progress bar); absent otherwise. */
-  status?(line: string): void;
-  /** Resolves once what was printed has been taken by the reader: a slow pipe slows the query down. */
-  drained?(): Promise<void>;
 }
 
 /** `[#######-------]  3/7  seed expenses  1.2 s` */
