@@ -5,9 +5,9 @@ import ts from 'typescript';
 /**
  * The folders of src/ as rooms and their imports as arrows: what docs/architecture.md draws. Rooms sit on
  * floors, lowest first: the framework-free core, infrastructure, the features each above those it uses, and
- * the entry points that assemble them. An arrow may point down or sideways; no arrows may form a cycle, and
- * the few that point up are named here with their reason. (The core's own rule, that it imports nothing
- * outside it, is an eslint rule: `eslint.config.mjs`.)
+ * the entry points that assemble them. An arrow may point down or sideways; no arrows may form a cycle, nor
+ * may the imports between the files of one room, and the few that point up are named here with their
+ * reason. (The core's own rule, that it imports nothing outside it, is an eslint rule: `eslint.config.mjs`.)
  */
 const FLOORS: string[][] = [
   // The framework-free domain.
@@ -45,28 +45,60 @@ function sources(dir: string): string[] {
   });
 }
 
+/** The room of a file, its path relative to src/. */
 function roomOf(file: string): string {
-  const parts = relative(SRC, file).split(sep);
+  const parts = file.split(sep);
   return parts.length > 1 ? parts[0] : '.';
 }
 
-/** Room → rooms it imports (type-only imports count: they are dependencies a reader follows too). */
-function arrows(): Map<string, Map<string, string[]>> {
-  const graph = new Map<string, Map<string, string[]>>();
+/**
+ * File → files of src/ it imports, as paths relative to src/ (type-only imports count: they are
+ * dependencies a reader follows too).
+ */
+function fileImports(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
   for (const file of sources(SRC)) {
     const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    const targets: string[] = [];
     for (const { fileName } of importedFiles) {
       let target: string;
       if (fileName.startsWith('@/')) target = join(SRC, fileName.slice(2));
       else if (fileName.startsWith('.')) target = resolve(dirname(file), fileName);
       else continue;
+      targets.push(relative(SRC, `${target}.ts`));
+    }
+    graph.set(relative(SRC, file), targets);
+  }
+  return graph;
+}
+
+/** Room → rooms it imports, each arrow with the files that draw it. */
+function arrows(files: Map<string, string[]>): Map<string, Map<string, string[]>> {
+  const graph = new Map<string, Map<string, string[]>>();
+  for (const [file, targets] of files) {
+    for (const target of targets) {
       const from = roomOf(file);
-      const to = roomOf(`${target}.ts`);
+      const to = roomOf(target);
       if (from === to) continue;
       const edges = graph.get(from) ?? new Map<string, string[]>();
       graph.set(from, edges);
-      edges.set(to, [...(edges.get(to) ?? []), relative(SRC, file)]);
+      edges.set(to, [...(edges.get(to) ?? []), file]);
     }
+  }
+  return graph;
+}
+
+/**
+ * File → the files of its own room (subfolders included) it imports: the arrows inside a room, where a
+ * cycle would not show between rooms.
+ */
+function arrowsInside(files: Map<string, string[]>): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const [file, targets] of files) {
+    graph.set(
+      file,
+      targets.filter((target) => target !== file && roomOf(target) === roomOf(file)),
+    );
   }
   return graph;
 }
@@ -77,41 +109,42 @@ function floorOf(room: string): number {
   return index;
 }
 
-/** Strongly connected groups of more than one room (Tarjan). */
-function cycles(graph: Map<string, Map<string, string[]>>): string[][] {
+/** Strongly connected groups of more than one node: rooms, or files (Tarjan). */
+function cycles(graph: Map<string, Iterable<string>>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
   const found: string[][] = [];
   let next = 0;
-  const visit = (room: string): void => {
-    index.set(room, next);
-    low.set(room, next++);
-    stack.push(room);
-    for (const to of graph.get(room)?.keys() ?? []) {
+  const visit = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    for (const to of graph.get(node) ?? []) {
       if (!index.has(to)) {
         visit(to);
-        low.set(room, Math.min(low.get(room)!, low.get(to)!));
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
       } else if (stack.includes(to)) {
-        low.set(room, Math.min(low.get(room)!, index.get(to)!));
+        low.set(node, Math.min(low.get(node)!, index.get(to)!));
       }
     }
-    if (low.get(room) === index.get(room)) {
+    if (low.get(node) === index.get(node)) {
       const group: string[] = [];
       let member: string;
       do {
         member = stack.pop()!;
         group.push(member);
-      } while (member !== room);
+      } while (member !== node);
       if (group.length > 1) found.push(group.sort());
     }
   };
-  for (const room of graph.keys()) if (!index.has(room)) visit(room);
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
   return found;
 }
 
 describe('the folders of src/', () => {
-  const graph = arrows();
+  const files = fileImports();
+  const graph = arrows(files);
 
   it('each sit on a floor', () => {
     const rooms = new Set([...graph.keys(), ...[...graph.values()].flatMap((e) => [...e.keys()])]);
@@ -119,7 +152,14 @@ describe('the folders of src/', () => {
   });
 
   it('import each other in no cycle', () => {
-    expect(cycles(graph)).toEqual([]);
+    expect(cycles(new Map([...graph].map(([room, edges]) => [room, edges.keys()])))).toEqual([]);
+  });
+
+  it('hold no files that import each other in a cycle, subfolders included', () => {
+    // Every import resolved to a file the graph holds, so that a cycle cannot hide behind a path misread.
+    const unresolved = [...files.values()].flat().filter((target) => !files.has(target));
+    expect(unresolved).toEqual([]);
+    expect(cycles(arrowsInside(files))).toEqual([]);
   });
 
   it('point up a floor only where UPWARD says why, twice at most', () => {

@@ -1,4 +1,5 @@
-import { BuildJob, InProcessBuildQueue } from '@/builds/build-queue';
+import type { BuildJob } from '@/builds/build-job';
+import { InProcessBuildQueue } from '@/builds/build-queue';
 
 /** A runner that records what it ran and, unless told to fail, finishes when released. */
 function runner(fail?: Error) {

@@ -1,15 +1,4 @@
-import type { BuildRunner } from '@/builds/build-runner';
-
-/** What a queued build carries: the id of its row in the build history, and the project to build. */
-export interface BuildJob {
-  buildId: string;
-  /**
-   * The identity (`expenses v1`) of the project of the process that queued it: a worker of another project
-   * sharing the queue (the same REDIS_URL and REDIS_PREFIX) refuses it rather than build its own in its
-   * place. Absent in jobs queued by an earlier version.
-   */
-  project?: string;
-}
+import type { BuildJob, BuildJobRunner } from '@/builds/build-job';
 
 export type Submission = { accepted: false } | { accepted: true; done: Promise<void> };
 
@@ -43,7 +32,7 @@ export class InProcessBuildQueue extends BuildQueue {
   readonly kind = 'in-process' as const;
   private running?: Promise<void>;
 
-  constructor(private readonly runner: Pick<BuildRunner, 'run'>) {
+  constructor(private readonly runner: BuildJobRunner) {
     super();
   }
 

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Histogram } from 'prom-client';
-import type { BuildJob } from '@/builds/build-queue';
+import type { BuildJob, BuildJobRunner } from '@/builds/build-job';
 import { JsonLogger } from '@/http/request/json-logger';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
 import type { BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
-import { BuildError, BuildInterruptedError, type BuildProgress } from '@/engine/materialize/materialize-environment';
+import {
+  BuildError,
+  BuildInterruptedError,
+  type BuildProgress,
+} from '@/engine/materialize/materialize-environment';
 import type { Project } from '@/core/project/project';
 import { loadProject } from '@/core/project/project-loader';
 import { throwIfProblems } from '@/engine/check/check-models';
@@ -40,7 +44,7 @@ export function wasInterrupted(error: string | null | undefined): boolean {
  * whichever process takes the job. Queueing and the history are {@link BuildsService}'s.
  */
 @Injectable()
-export class BuildRunner {
+export class BuildRunner implements BuildJobRunner {
   private readonly durations: Histogram<'status'>;
   /** The run of this process, to be interrupted on a signal. */
   private current?: { abort: AbortController; settled: Promise<void> };

@@ -1,6 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
-import { BUILDS_QUEUE, BuildJob } from '@/builds/build-queue';
+import type { BuildJob } from '@/builds/build-job';
+import { BUILDS_QUEUE } from '@/builds/build-queue';
 import { BuildRunner } from '@/builds/build-runner';
 import { redisErrorLogger } from '@/builds/redis-error-log';
 import { JsonLogger } from '@/http/request/json-logger';

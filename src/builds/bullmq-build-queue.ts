@@ -1,6 +1,7 @@
 import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Queue, QueueEvents } from 'bullmq';
-import { BUILDS_QUEUE, BuildJob, BuildQueue, Submission } from '@/builds/build-queue';
+import type { BuildJob } from '@/builds/build-job';
+import { BUILDS_QUEUE, BuildQueue, Submission } from '@/builds/build-queue';
 import { redisErrorLogger } from '@/builds/redis-error-log';
 import type { JsonLogger } from '@/http/request/json-logger';
 

@@ -15,10 +15,11 @@ import { Engine } from '@/engine/engine';
 import { describeBound } from '@/engine/templating/bound-value';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
-import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
+import type { CallerView } from '@/core/parameters/selection-value';
 import { DatasetSpec, findDataset, Project } from '@/core/project/project';
 import { csvHeader, csvLine, JsonArrayWriter, jsonRow, tableLines } from '@/cli/row-formats';
 import { CliArgs, TABLE_ROWS } from '@/cli/cli-args';
+import type { Output } from '@/cli/cli-output';
 import { ANONYMOUS, Caller } from '@/core/caller';
 import { callerView, canOpen } from '@/core/scope';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
@@ -29,14 +30,6 @@ export interface EngineSetup {
   dataDir: string;
   env: Env;
   limits: EngineLimits;
-}
-
-export interface Output {
-  out(line: string): void;
-  /** On a terminal: redraws one status line in place (a progress bar); absent otherwise. */
-  status?(line: string): void;
-  /** Resolves once what was printed has been taken by the reader: a slow pipe slows the query down. */
-  drained?(): Promise<void>;
 }
 
 /** `[#######-------]  3/7  seed expenses  1.2 s` */
@@ -347,7 +340,7 @@ export async function compile(
   const request = requestFromCli(project, dataset.parameters, args.params);
   const catalog = await catalogOf(project, options);
   const selections = catalog.selections(dataset.parameters, request, caller);
-  const compiled = compileDataset(project, name, { selections, caller });
+  const compiled = compileDataset(project, dataset, { selections, caller });
   formatCompiled(compiled).forEach((line) => output.out(line));
 }
 
@@ -387,10 +380,11 @@ export async function run(
     if (!(await engine.open())) throw new Error(noBuild(engine, options));
     const catalog = await buildCatalog(project, (sql) => engine.queryBuilt(sql));
     const selections = catalog.selections(dataset.parameters, request, view);
+    const compiled = engine.compileDataset(dataset, selections, view);
     if (args.format === 'table') {
-      await printTable(engine, name, selections, view, args.limit ?? TABLE_ROWS, output);
+      await printTable(engine, compiled, args.limit ?? TABLE_ROWS, output);
     } else {
-      await printExport(engine.streamDataset(name, selections, view), args, output);
+      await printExport(engine.streamDataset(compiled), args, output);
     }
   } finally {
     await engine.close();
@@ -399,20 +393,18 @@ export async function run(
 
 async function printTable(
   engine: Engine,
-  name: string,
-  selections: SelectionValues,
-  caller: CallerView,
+  compiled: CompiledDataset,
   limit: number,
   output: Output,
 ): Promise<void> {
-  const result = await engine.runDataset(name, selections, caller, undefined, limit);
+  const result = await engine.runDataset(compiled, undefined, limit);
   tableLines(result).forEach((line) => output.out(line));
   const shown = result.rows.length;
   if (!result.truncated) {
     output.out(`(${shown} ${shown === 1 ? 'row' : 'rows'})`);
     return;
   }
-  const total = await engine.countDataset(name, selections, caller);
+  const total = await engine.countDataset(compiled);
   output.out(
     `(the first ${shown} of ${total} rows, ${total - shown} left out: --limit ${total} shows them ` +
       'all, --format csv or json prints every row)',

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { watch } from 'chokidar';
 import { validate } from '@/cli/cli-commands';
 import { ignored } from '@/cli/watch-ignore';
-import type { CliOutput } from '@/cli/drey';
+import type { CliOutput } from '@/cli/cli-output';
 import type { Env } from '@/engine/connections/connection-registry';
 import type { EngineLimits } from '@/engine/duckdb/duckdb-instance';
 

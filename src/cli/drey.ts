@@ -1,26 +1,13 @@
 import { resolve } from 'node:path';
 import { CliArgs, EXIT, helpText, isUsersCommand, parseArgs, UsageError } from '@/cli/cli-args';
-import {
-  build,
-  compile,
-  EngineSetup,
-  InterruptedError,
-  Output,
-  run,
-  validate,
-} from '@/cli/cli-commands';
+import type { CliOutput } from '@/cli/cli-output';
+import { build, compile, EngineSetup, InterruptedError, run, validate } from '@/cli/cli-commands';
 import { AppConfig, loadConfig } from '@/config/config';
 import { withProjectDataDir } from '@/config/data-dir';
 import { loadEnvFile } from '@/config/env-file';
 import type { Env } from '@/engine/connections/connection-registry';
 import { loadProject, readProjectName } from '@/core/project/project-loader';
 import { SERVICE_VERSION } from '@/config/service-version';
-
-export interface CliOutput extends Output {
-  err(line: string): void;
-  /** Standard input, for `users reset-password --password-stdin`. */
-  readInput?(): Promise<string>;
-}
 
 /**
  * The command line for project authors and operators: `npm run drey -- <command>` (`--help` lists them).

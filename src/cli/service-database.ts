@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliOutput } from '@/cli/drey';
+import type { CliOutput } from '@/cli/cli-output';
 import type { AppConfig } from '@/config/config';
 import type { Caller } from '@/core/caller';
 import type { Project } from '@/core/project/project';

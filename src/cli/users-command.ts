@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { AuditService } from '@/audit/audit.service';
 import type { CliArgs, UsersCommand } from '@/cli/cli-args';
-import type { CliOutput } from '@/cli/drey';
+import type { CliOutput } from '@/cli/cli-output';
 import { formatRows } from '@/cli/row-formats';
 import { openServiceDatabase } from '@/cli/service-database';
 import { JsonLogger } from '@/http/request/json-logger';

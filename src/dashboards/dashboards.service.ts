@@ -175,6 +175,8 @@ export class DashboardsService {
     const dataset = calledDataset(this.project, call);
     const own = datasetRequest(dashboard, dataset, request, call.fixed);
     const selections = catalog.selections(dataset.parameters, own, view);
-    return templateDataset(await this.engine.runDataset(dataset.name, selections, view));
+    return templateDataset(
+      await this.engine.runDataset(this.engine.compileDataset(dataset, selections, view)),
+    );
   }
 }

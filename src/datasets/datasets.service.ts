@@ -22,6 +22,7 @@ import type { ResultReply } from '@/datasets/results/result-reply';
 import { HeldRows, SchemaField, schemaFields } from '@/datasets/results/result-shape';
 import { encodeRows, streamOptions } from '@/datasets/results/result-streams';
 import { CONTENT_TYPES, ResultFormat } from '@/datasets/results/stream-formats';
+import type { CompiledDataset } from '@/engine/compile';
 import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
 import type { QueryResult, RowWindow } from '@/engine/query/query-result';
@@ -52,6 +53,12 @@ interface Resolved {
   dataset: DatasetSpec;
   selections: SelectionValues;
   view: CallerView;
+  /**
+   * The dataset's statement for these selections, compiled at the first call and reused by every query
+   * of the request (its first rows, count, page or export); a request answered from the cache compiles
+   * nothing.
+   */
+  compiled: () => CompiledDataset;
   /** Whose slots its uncached queries and exports take (see CallerSlots). */
   owner: string;
 }
@@ -201,7 +208,7 @@ export class DatasetsService {
     summary: Summary,
     window: RowWindow,
   ): Promise<{ run: CachedRun; held?: HeldRows }> {
-    const { dataset, selections, view, environment } = keyed;
+    const { dataset, environment } = keyed;
     const total = summary.total;
     const limit = total === undefined ? 0 : Math.min(window.limit, total - window.offset);
     if (total === undefined || limit <= 0) {
@@ -215,9 +222,7 @@ export class DatasetsService {
       () =>
         this.slots.run('query', keyed.owner, async () => {
           const page = await this.engine.pageDataset(
-            dataset.name,
-            selections,
-            view,
+            keyed.compiled(),
             { offset, limit },
             environment,
           );
@@ -243,10 +248,12 @@ export class DatasetsService {
       catalog,
       catalog.selections(dataset.parameters, request, view),
     );
+    let compiled: CompiledDataset | undefined;
     return {
       dataset,
       selections,
       view,
+      compiled: () => (compiled ??= this.engine.compileDataset(dataset, selections, view)),
       owner: slotOwner(caller.username, currentRequest()?.address),
     };
   }
@@ -259,7 +266,7 @@ export class DatasetsService {
     const lease = await this.engine.acquireEnvironment();
     try {
       const { dataset, selections, view } = resolved;
-      const reads = this.engine.datasetReads(dataset.name);
+      const reads = this.engine.datasetReads(dataset);
       const caller = callerParts(view, reads.caller);
       const buildId = lease.environment.id;
       const keyText = resultKeyText(buildId, dataset.name, selections, caller);
@@ -286,22 +293,17 @@ export class DatasetsService {
    * read on its own, so that memory never holds a large result.
    */
   private async summary(keyed: Keyed): Promise<Summary> {
-    const { dataset, selections, view, environment } = keyed;
+    const { dataset, environment } = keyed;
     const { value, answer } = await this.cache.get(
       dataset.name,
       this.storeKeyOf(keyed),
       () =>
         this.slots.run('query', keyed.owner, async () => {
-          const probe = await this.engine.runDataset(
-            dataset.name,
-            selections,
-            view,
-            environment,
-            WHOLE_RESULT_ROWS,
-          );
+          const compiled = keyed.compiled();
+          const probe = await this.engine.runDataset(compiled, environment, WHOLE_RESULT_ROWS);
           const fields = this.fieldsOf(dataset, probe);
           if (!probe.truncated) return { result: probe, fields };
-          const total = await this.engine.countDataset(dataset.name, selections, view, environment);
+          const total = await this.engine.countDataset(compiled, environment);
           return { result: { ...probe, rows: [] }, fields, total };
         }),
       keyed.cacheable,
@@ -314,13 +316,13 @@ export class DatasetsService {
     format: 'csv' | 'ndjson',
     options: ReturnType<typeof streamOptions>,
   ): ResultReply {
-    const { dataset, selections, view } = resolved;
+    const { dataset } = resolved;
     // The slot is taken when the first chunk is read (a refusal is still answered as a 429 then) and held
     // until the last one is sent or the client goes away.
     const batches = this.slots.stream(
       'export',
       resolved.owner,
-      this.engine.streamDataset(dataset.name, selections, view),
+      this.engine.streamDataset(resolved.compiled()),
     );
     return {
       kind: 'stream',

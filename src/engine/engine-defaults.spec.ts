@@ -57,9 +57,7 @@ describe('the example with its own parameter defaults', () => {
 
   it('gives the README monthly totals for expenses_by_month with the default selections', async () => {
     const result = await engine.runDataset(
-      'expenses_by_month',
-      defaults('expenses_by_month', EMPLOYEE),
-      EMPLOYEE,
+      engine.compileDataset('expenses_by_month', defaults('expenses_by_month', EMPLOYEE), EMPLOYEE),
     );
     expect(
       result.rows.map(([month, total]) => `${month as string} ${(total as number).toFixed(2)}`),
@@ -81,16 +79,12 @@ describe('the example with its own parameter defaults', () => {
 
   it('groups by the first option the caller may see: day for an employee, transaction for a manager', async () => {
     const employee = await engine.runDataset(
-      'expenses_grouped',
-      defaults('expenses_grouped', EMPLOYEE),
-      EMPLOYEE,
+      engine.compileDataset('expenses_grouped', defaults('expenses_grouped', EMPLOYEE), EMPLOYEE),
     );
     expect(employee.columns.map((column) => column.name)).toEqual(['date', 'total_amount']);
     expect(employee.rows).toHaveLength(344);
     const manager = await engine.runDataset(
-      'expenses_grouped',
-      defaults('expenses_grouped', MANAGER),
-      MANAGER,
+      engine.compileDataset('expenses_grouped', defaults('expenses_grouped', MANAGER), MANAGER),
     );
     expect(manager.columns.map((column) => column.name)).toEqual([
       'id',
@@ -105,9 +99,11 @@ describe('the example with its own parameter defaults', () => {
 
   it('lists all 1000 transactions with the default filters', async () => {
     const result = await engine.runDataset(
-      'expense_transactions',
-      defaults('expense_transactions', EMPLOYEE),
-      EMPLOYEE,
+      engine.compileDataset(
+        'expense_transactions',
+        defaults('expense_transactions', EMPLOYEE),
+        EMPLOYEE,
+      ),
     );
     expect(result.rows).toHaveLength(1000);
   });

@@ -118,7 +118,9 @@ describe('the example project on the engine', () => {
   });
 
   it('reproduces the monthly totals, newest month first, to the cent', async () => {
-    const result = await engine.runDataset('expenses_by_month', BY_MONTH_DEFAULTS, MANAGER);
+    const result = await engine.runDataset(
+      engine.compileDataset('expenses_by_month', BY_MONTH_DEFAULTS, MANAGER),
+    );
     expect(result.columns).toEqual([
       { name: 'month', type: 'string', databaseType: 'VARCHAR' },
       { name: 'total_amount', type: 'decimal', databaseType: 'DECIMAL(38,2)' },
@@ -136,13 +138,15 @@ describe('the example project on the engine', () => {
     );
     const [expected] = rowObjects(result);
     const filtered = await engine.runDataset(
-      'expenses_by_month',
-      {
-        ...BY_MONTH_DEFAULTS,
-        min_filter: { widget: 'number', value: '10' },
-        max_filter: { widget: 'number', value: '20' },
-      },
-      MANAGER,
+      engine.compileDataset(
+        'expenses_by_month',
+        {
+          ...BY_MONTH_DEFAULTS,
+          min_filter: { widget: 'number', value: '10' },
+          max_filter: { widget: 'number', value: '20' },
+        },
+        MANAGER,
+      ),
     );
     const [sum] = rowObjects(
       await engine.runSql(
@@ -160,7 +164,9 @@ describe('the example project on the engine', () => {
   });
 
   it('groups by category with the category totals', async () => {
-    const result = await engine.runDataset('expenses_grouped', grouped(GROUP_BY.cat), MANAGER);
+    const result = await engine.runDataset(
+      engine.compileDataset('expenses_grouped', grouped(GROUP_BY.cat), MANAGER),
+    );
     expect(result.columns.map((column) => `${column.name}:${column.type}`)).toEqual([
       'category:string',
       'total_amount:decimal',
@@ -176,9 +182,11 @@ describe('the example project on the engine', () => {
 
   it('groups by transaction with JSON-ready columns and the limit applied', async () => {
     const result = await engine.runDataset(
-      'expenses_grouped',
-      grouped(GROUP_BY.trans, { limit: { widget: 'number', value: '3' } }),
-      MANAGER,
+      engine.compileDataset(
+        'expenses_grouped',
+        grouped(GROUP_BY.trans, { limit: { widget: 'number', value: '3' } }),
+        MANAGER,
+      ),
     );
     expect(result.columns.map((column) => `${column.name}:${column.type}`)).toEqual([
       'id:integer',
@@ -196,39 +204,51 @@ describe('the example project on the engine', () => {
   });
 
   it('groups by month like expenses_by_month', async () => {
-    const result = await engine.runDataset('expenses_grouped', grouped(GROUP_BY.month), MANAGER);
+    const result = await engine.runDataset(
+      engine.compileDataset('expenses_grouped', grouped(GROUP_BY.month), MANAGER),
+    );
     expect(result.rows[0]).toEqual(['2024-12', 2124.97]);
     expect(result.rows).toHaveLength(12);
   });
 
   it('filters descriptions literally and case-insensitively', async () => {
-    const vendor = await engine.runDataset('expense_transactions', filters('VENDOR a'), MANAGER);
+    const vendor = await engine.runDataset(
+      engine.compileDataset('expense_transactions', filters('VENDOR a'), MANAGER),
+    );
     expect(vendor.rows.length).toBeGreaterThan(0);
     expect(
       rowObjects(vendor).every((row) => (row.description as string).includes('Vendor A')),
     ).toBe(true);
     for (const wildcard of ['%', '_', 'Vendor%A']) {
-      const result = await engine.runDataset('expense_transactions', filters(wildcard), MANAGER);
+      const result = await engine.runDataset(
+        engine.compileDataset('expense_transactions', filters(wildcard), MANAGER),
+      );
       expect(result.rows).toEqual([]);
     }
   });
 
   it('filters by category; an empty selection filters nothing', async () => {
-    const all = await engine.runDataset('expense_transactions', filters(), MANAGER);
+    const all = await engine.runDataset(
+      engine.compileDataset('expense_transactions', filters(), MANAGER),
+    );
     expect(all.rows).toHaveLength(1000);
     const food = await engine.runDataset(
-      'expense_transactions',
-      filters('', [{ id: '0', label: 'Food', fields: {} }]),
-      MANAGER,
+      engine.compileDataset(
+        'expense_transactions',
+        filters('', [{ id: '0', label: 'Food', fields: {} }]),
+        MANAGER,
+      ),
     );
     expect(new Set(rowObjects(food).map((row) => row.category))).toEqual(new Set(['Food']));
   });
 
   it('binds a malicious selection as a value', async () => {
     const result = await engine.runDataset(
-      'expense_transactions',
-      filters("'; DROP TABLE expense_details; --"),
-      MANAGER,
+      engine.compileDataset(
+        'expense_transactions',
+        filters("'; DROP TABLE expense_details; --"),
+        MANAGER,
+      ),
     );
     expect(result.rows).toEqual([]);
     const compiled = engine.compileDataset(

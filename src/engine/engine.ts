@@ -32,7 +32,7 @@ import {
   windowQuery,
 } from '@/engine/query/run-queries';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
-import type { Project } from '@/core/project/project';
+import type { DatasetSpec, Project } from '@/core/project/project';
 import { loadProject } from '@/core/project/project-loader';
 import { ServedProject } from '@/core/project/served-project';
 import type { ProjectProblem } from '@/core/project/project-errors';
@@ -285,9 +285,18 @@ export class Engine {
     }
   }
 
-  /** The statement a dataset runs for these selections, without running it. */
-  compileDataset(name: string, selections: SelectionValues, caller: CallerView): CompiledDataset {
-    return compileDataset(this.project, name, { selections, caller });
+  /**
+   * The statement a dataset runs for these selections, without running it: what {@link runDataset},
+   * {@link countDataset}, {@link pageDataset} and {@link streamDataset} take, so that a request needing
+   * several of them renders the templates once. `dataset` is a name (a 404 when the project served has
+   * none) or the spec a caller has already resolved.
+   */
+  compileDataset(
+    dataset: DatasetSpec | string,
+    selections: SelectionValues,
+    caller: CallerView,
+  ): CompiledDataset {
+    return compileDataset(this.project, dataset, { selections, caller });
   }
 
   /**
@@ -299,8 +308,8 @@ export class Engine {
   }
 
   /** What a dataset's result depends on besides selections and build: the caller parts its SQL reads. */
-  datasetReads(name: string): ModelReads {
-    const model = datasetModel(this.project, name);
+  datasetReads(dataset: DatasetSpec | string): ModelReads {
+    const model = datasetModel(this.project, dataset);
     let reads = this.reads.get(model);
     if (!reads) {
       reads = modelReads(this.project, model);
@@ -310,44 +319,32 @@ export class Engine {
   }
 
   /**
-   * Runs a dataset's model: its first `maxRows` rows (`MAX_RESULT_ROWS` unless given), `truncated` when
+   * Runs a compiled dataset: its first `maxRows` rows (`MAX_RESULT_ROWS` unless given), `truncated` when
    * there are more. On `environment` when given (a lease the caller holds), else on the current one.
    */
-  async runDataset(
-    name: string,
-    selections: SelectionValues,
-    caller: CallerView,
+  runDataset(
+    compiled: CompiledDataset,
     environment?: Environment,
     maxRows = this.limits.maxRows,
   ): Promise<QueryResult> {
-    const { model, ...query } = compileDataset(this.project, name, { selections, caller });
-    return this.runOn(model, query, environment, { ...this.limits, maxRows });
+    return this.runOn(compiled.model, compiled, environment, { ...this.limits, maxRows });
   }
 
-  /** The rows of `window` of a dataset's result (at most `window.limit`), in the result's order. */
+  /** The rows of `window` of a compiled dataset's result (at most `window.limit`), in the result's order. */
   pageDataset(
-    name: string,
-    selections: SelectionValues,
-    caller: CallerView,
+    compiled: CompiledDataset,
     window: RowWindow,
     environment?: Environment,
   ): Promise<QueryResult> {
-    const { model, ...query } = compileDataset(this.project, name, { selections, caller });
-    return this.runOn(model, windowQuery(query, window), environment, {
+    return this.runOn(compiled.model, windowQuery(compiled, window), environment, {
       ...this.limits,
       maxRows: window.limit,
     });
   }
 
-  /** The number of rows of a dataset's result, counted by the database. */
-  async countDataset(
-    name: string,
-    selections: SelectionValues,
-    caller: CallerView,
-    environment?: Environment,
-  ): Promise<number> {
-    const { model, ...query } = compileDataset(this.project, name, { selections, caller });
-    const result = await this.runOn(model, countQuery(query), environment, {
+  /** The number of rows of a compiled dataset's result, counted by the database. */
+  async countDataset(compiled: CompiledDataset, environment?: Environment): Promise<number> {
+    const result = await this.runOn(compiled.model, countQuery(compiled), environment, {
       ...this.limits,
       maxRows: 1,
     });
@@ -372,18 +369,19 @@ export class Engine {
   }
 
   /**
-   * A dataset's rows as DuckDB produces them, chunk by chunk, without the row limit: memory stays flat
-   * whatever the size. The environment is held until the stream ends or is abandoned (`return()`).
+   * A compiled dataset's rows as DuckDB produces them, chunk by chunk, without the row limit: memory stays
+   * flat whatever the size. The environment is held until the stream ends or is abandoned (`return()`).
    */
-  async *streamDataset(
-    name: string,
-    selections: SelectionValues,
-    caller: CallerView,
-  ): AsyncGenerator<RowBatch> {
-    const { model, ...query } = compileDataset(this.project, name, { selections, caller });
+  async *streamDataset(compiled: CompiledDataset): AsyncGenerator<RowBatch> {
     const lease = await this.environments.acquire();
     try {
-      yield* streamComposed(model, query, lease.environment, this.connections, this.limits);
+      yield* streamComposed(
+        compiled.model,
+        compiled,
+        lease.environment,
+        this.connections,
+        this.limits,
+      );
     } catch (error) {
       throw this.scrubbed(error);
     } finally {

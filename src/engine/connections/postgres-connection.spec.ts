@@ -133,7 +133,7 @@ describe('a postgres connection (PGlite)', () => {
       'pg_notes:2',
       'pg_total:1',
     ]);
-    const total = await engine.runDataset('total', {}, CALLER);
+    const total = await engine.runDataset(engine.compileDataset('total', {}, CALLER));
     expect(rowObjects(total)).toEqual([{ total: 30.4, n: 3 }]);
     const copied = await engine.runSql(
       'SELECT id, amount, spent_on, created_at, big, flag FROM pg_expenses ORDER BY id',
@@ -160,7 +160,9 @@ describe('a postgres connection (PGlite)', () => {
   });
 
   it('runs a dbview model on the connection with bound values', async () => {
-    const result = await engine.runDataset('live', live("'; DROP TABLE expenses; --"), CALLER);
+    const result = await engine.runDataset(
+      engine.compileDataset('live', live("'; DROP TABLE expenses; --"), CALLER),
+    );
     expect(result.columns.map((column) => `${column.name}:${column.type}`)).toEqual([
       'id:integer',
       'amount:decimal',
@@ -175,16 +177,19 @@ describe('a postgres connection (PGlite)', () => {
       [2, 20.25, 'lunch', '2024-02-03', '2024-02-03T12:00:00Z', 5, false],
     ]);
     // The table is still there, and both filters apply.
-    const filtered = await engine.runDataset('live', live('coffee', '20.25'), CALLER);
+    const filtered = await engine.runDataset(
+      engine.compileDataset('live', live('coffee', '20.25'), CALLER),
+    );
     expect(filtered.rows.map((row) => row[0])).toEqual([2]);
   });
 
   it('counts and pages a dbview model on its connection, the window bound after the selections', async () => {
-    const selections = live('x');
-    expect(await engine.countDataset('live', selections, CALLER)).toBe(2);
-    const page = await engine.pageDataset('live', selections, CALLER, { offset: 1, limit: 1 });
+    // One compiled statement serves the count and every page, as it does a request's.
+    const compiled = engine.compileDataset('live', live('x'), CALLER);
+    expect(await engine.countDataset(compiled)).toBe(2);
+    const page = await engine.pageDataset(compiled, { offset: 1, limit: 1 });
     expect(page.rows.map((row) => row[0])).toEqual([2]);
-    const past = await engine.pageDataset('live', selections, CALLER, { offset: 2, limit: 5 });
+    const past = await engine.pageDataset(compiled, { offset: 2, limit: 5 });
     expect(past.rows).toEqual([]);
   });
 

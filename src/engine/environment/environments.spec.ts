@@ -66,12 +66,16 @@ describe('environments', () => {
   });
 
   const doubled = async (target = engine) =>
-    (await target.runDataset('doubled', {}, ANONYMOUS)).rows.map((row) => row[0]);
+    (await target.runDataset(target.compileDataset('doubled', {}, ANONYMOUS))).rows.map(
+      (row) => row[0],
+    );
 
   it('answers not_ready before the first build', async () => {
     const fresh = new Engine(engine.project, { dataDir: join(root, 'other') });
     expect(await fresh.open()).toBe(false);
-    await expect(fresh.runDataset('doubled', {}, ANONYMOUS)).rejects.toMatchObject({
+    await expect(
+      fresh.runDataset(fresh.compileDataset('doubled', {}, ANONYMOUS)),
+    ).rejects.toMatchObject({
       code: 'not_ready',
     });
   });
@@ -190,7 +194,9 @@ describe('environments', () => {
 
   it('interrupts a runtime query over its time limit', async () => {
     const started = Date.now();
-    await expect(engine.runDataset('slow', {}, ANONYMOUS)).rejects.toMatchObject({
+    await expect(
+      engine.runDataset(engine.compileDataset('slow', {}, ANONYMOUS)),
+    ).rejects.toMatchObject({
       code: 'query_timeout',
     });
     expect(Date.now() - started).toBeLessThan(5000);
