@@ -12,9 +12,11 @@ import ts from 'typescript';
 const FLOORS: string[][] = [
   // The framework-free domain.
   ['core'],
-  // The edge: HTTP plumbing, what the legacy layout changes, the OpenAPI document.
-  ['http'],
+  // What the legacy layout changes: its rules, mappers, messages and paths, on the core alone, so that the
+  // features' legacy controllers and the edge above them may all read it.
   ['legacy'],
+  // The edge: HTTP plumbing, the OpenAPI document.
+  ['http'],
   ['openapi'],
   // Infrastructure: configuration (and the project it names), then what the features stand on.
   ['config'],
