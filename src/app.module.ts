@@ -3,10 +3,12 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AdminModule } from '@/admin/admin.module';
 import { AuditModule } from '@/audit/audit.module';
 import { AuthModule } from '@/auth/auth.module';
+import { BearerAuthGuard } from '@/auth/bearer-auth.guard';
 import { BuildsModule } from '@/builds/builds.module';
 import { CacheModule } from '@/cache/cache.module';
 import { CatalogModule } from '@/catalog/catalog.module';
 import { BodyTypeGuard } from '@/http/input/body-types';
+import { ProjectRouteGuard } from '@/http/access/project-route.guard';
 import { HttpErrorFilter } from '@/http/errors/http-error.filter';
 import { JsonLogger } from '@/http/request/json-logger';
 import { AppConfig } from '@/config/config';
@@ -53,7 +55,15 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: HttpErrorFilter },
+        // Every global guard, here and nowhere else: Nest runs APP_GUARDs in the order it registers them,
+        // module by module, so with all of them in this one list the order they run is the order of the list.
+        // A body of a type the route does not take is a 415 whatever the path, project or token;
         { provide: APP_GUARD, useClass: BodyTypeGuard },
+        // a path naming another project or version is a 404 before a token is looked at;
+        { provide: APP_GUARD, useClass: ProjectRouteGuard },
+        // then the caller: a token, identity headers or nobody, against the route's access (auth.module.ts
+        // provides it, with the passport strategies and SsoService it stands on).
+        { provide: APP_GUARD, useExisting: BearerAuthGuard },
       ],
     };
   }

@@ -12,9 +12,11 @@ import ts from 'typescript';
 const FLOORS: string[][] = [
   // The framework-free domain.
   ['core'],
-  // The edge: HTTP plumbing, what the legacy layout changes, the OpenAPI document.
-  ['http'],
+  // What the legacy layout changes: its rules, mappers, messages and paths, on the core alone, so that the
+  // features' legacy controllers and the edge above them may all read it.
   ['legacy'],
+  // The edge: HTTP plumbing, the OpenAPI document.
+  ['http'],
   ['openapi'],
   // Infrastructure: configuration (and the project it names), then what the features stand on.
   ['config'],
@@ -223,9 +225,45 @@ function unvalidatedDtos(): string[] {
   return found;
 }
 
+/**
+ * `Controller.method` of handlers where the administrator policy is not the guard's: a parameter typed
+ * `AdminCaller` not taken with `@CurrentAdmin()`, or `@CurrentAdmin()` on a route without `@AdminOnly()`
+ * (on the method or its class), which would fail on every request.
+ */
+function adminPolicyOutsideTheGuard(): { admins: number; found: string[] } {
+  let admins = 0;
+  const found: string[] = [];
+  for (const file of sources(SRC).filter((path) => path.endsWith('.controller.ts'))) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+    source.forEachChild((node) => {
+      if (!ts.isClassDeclaration(node) || !node.name) return;
+      const classAdmin = decoratorNames(node).includes('AdminOnly');
+      for (const member of node.members) {
+        if (!ts.isMethodDeclaration(member)) continue;
+        const adminOnly = classAdmin || decoratorNames(member).includes('AdminOnly');
+        for (const parameter of member.parameters) {
+          const takesAdmin = decoratorNames(parameter).includes('CurrentAdmin');
+          const typedAdmin = parameter.type?.getText(source) === 'AdminCaller';
+          if (takesAdmin) admins++;
+          if (takesAdmin !== typedAdmin || (takesAdmin && !adminOnly)) {
+            found.push(`${node.name.text}.${member.name.getText(source)}`);
+          }
+        }
+      }
+    });
+  }
+  return { admins, found };
+}
+
 describe('controllers', () => {
   it('that take a class-validator DTO carry @ValidateDtos() (there is no global validation pipe)', () => {
     expect(validatedClasses().size).toBeGreaterThan(0);
     expect(unvalidatedDtos()).toEqual([]);
+  });
+
+  it('take an AdminCaller only with @CurrentAdmin(), and only on @AdminOnly() routes', () => {
+    const { admins, found } = adminPolicyOutsideTheGuard();
+    expect(admins).toBeGreaterThan(0);
+    expect(found).toEqual([]);
   });
 });

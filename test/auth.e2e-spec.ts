@@ -493,6 +493,22 @@ describe('authentication and tokens', () => {
       expect(legacy.body).toEqual({ detail: expect.any(String) });
     });
 
+    it('runs the global guards in their listed order: body type, then project, then token', async () => {
+      // A body of a type the route does not take: 415 even on another project, with a forged token.
+      const typed = await http(`${t.url}/api/service-v0/project/other/v1/users`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'text/plain', Authorization: 'Bearer garbage' },
+        body: 'x',
+      });
+      expect(typed.status).toBe(415);
+      // Another project: 404 before the missing or forged token is looked at.
+      const other = '/api/service-v0/project/other/v1/users';
+      expect((await api.get(other)).body.error).toBe('not_found');
+      expect((await api.get(other, 'garbage')).body.error).toBe('not_found');
+      // The served project: now the token decides.
+      expect((await api.get(`${P}/users`, 'garbage')).body.error).toBe('invalid_token');
+    });
+
     it('documents every auth endpoint with the bearer and OAuth2 password schemes', async () => {
       const { body } = await api.get('/docs-json');
       for (const path of [

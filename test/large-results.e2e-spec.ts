@@ -130,6 +130,9 @@ describe('a result larger than MAX_RESULT_ROWS', () => {
     expect(huge.status).toBe(400);
     expect(huge.body.detail).toContain(`${ROWS} rows`);
     expect(huge.body.detail).toContain(`MAX_RESULT_ROWS, ${MAX_RESULT_ROWS}`);
+    // The legacy layout's own words (legacy/datasets.ts): the ways its clients have to read every row.
+    expect(huge.body.detail).toContain('page it in the current layout (x_offset, x_limit)');
+    expect(huge.body.message).toBe(huge.body.detail);
 
     const fits = await api.get(`${L}/dataset/numbers?from_n=1950000`);
     expect(fits.status).toBe(200);

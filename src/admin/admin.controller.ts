@@ -2,8 +2,8 @@ import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/commo
 import { ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { QueryModelsService } from '@/admin/query-models.service';
-import { AdminOnly, CurrentCaller } from '@/http/access/access.decorators';
-import type { Caller } from '@/core/caller';
+import { AdminOnly, CurrentAdmin } from '@/http/access/access.decorators';
+import type { AdminCaller } from '@/core/caller';
 import { toBuildJson } from '@/builds/builds.mapper';
 import { BuildsService } from '@/builds/builds.service';
 import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/openapi/decorators';
@@ -34,7 +34,7 @@ export class AdminController {
   @HttpCode(200)
   @ApiEmpty('Built')
   @ApiErrors(...BODY_ERRORS)
-  async build(@CurrentCaller() caller: Caller): Promise<void> {
+  async build(@CurrentAdmin() caller: AdminCaller): Promise<void> {
     await this.builds.build(caller);
   }
 
@@ -54,7 +54,7 @@ export class AdminController {
   @ApiErrors(400)
   @ApiQuery({ name: 'x_sql_query', required: true, type: String })
   queryModelsGet(
-    @CurrentCaller() caller: Caller,
+    @CurrentAdmin() caller: AdminCaller,
     @Query() query: Record<string, string | string[] | undefined>,
   ): Promise<DatasetResult> {
     return this.queryModels.fromQuery(caller, parseQuerySelections(query));
@@ -88,7 +88,7 @@ export class AdminController {
     },
   })
   queryModelsPost(
-    @CurrentCaller() caller: Caller,
+    @CurrentAdmin() caller: AdminCaller,
     @Query() query: Record<string, string | string[] | undefined>,
     @Body() body: unknown,
     @Req() request: Request,

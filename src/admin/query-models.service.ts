@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '@/audit/audit.service';
-import type { Caller } from '@/core/caller';
+import type { AdminCaller } from '@/core/caller';
 import { callerView } from '@/core/scope';
-import { DomainError, ForbiddenError, InvalidRequestError } from '@/core/errors';
+import { DomainError, InvalidRequestError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { parseResultOptions } from '@/datasets/results/result-options';
 import { DatasetResult, schemaFields, shapeResult } from '@/datasets/results/result-shape';
@@ -33,13 +33,13 @@ export class QueryModelsService {
   ) {}
 
   /** The query-string form: `x_sql_query` with the built-ins and selections. */
-  fromQuery(caller: Caller, request: ParameterRequest): Promise<DatasetResult> {
+  fromQuery(caller: AdminCaller, request: ParameterRequest): Promise<DatasetResult> {
     const sql = request.builtins.x_sql_query;
     return this.run(caller, Array.isArray(sql) && sql.length === 1 ? sql[0] : sql, request);
   }
 
   /** The JSON form: `sql_query` and `parameters`, plus the built-ins at the top level. */
-  fromBody(caller: Caller, body: unknown): Promise<DatasetResult> {
+  fromBody(caller: AdminCaller, body: unknown): Promise<DatasetResult> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new InvalidRequestError('The body must be a JSON object with sql_query');
     }
@@ -50,11 +50,10 @@ export class QueryModelsService {
   }
 
   private async run(
-    caller: Caller,
+    caller: AdminCaller,
     sql: unknown,
     request: ParameterRequest,
   ): Promise<DatasetResult> {
-    if (!caller.isAdmin) throw new ForbiddenError('Only administrators may query the models');
     if (typeof sql !== 'string' || sql.trim() === '') {
       throw new InvalidRequestError(
         'The SQL query is required (x_sql_query, or sql_query in a JSON body)',

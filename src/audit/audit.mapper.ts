@@ -1,10 +1,10 @@
 import type { AuditEvent } from '@/database/tables/audit-events.entity';
-import { formatTimestamp } from '@/legacy/timestamps';
+import { formatTimestamp } from '@/core/timestamps';
 
 export function toAuditJson(event: AuditEvent): Record<string, unknown> {
   return {
     id: Number(event.id),
-    at: formatTimestamp(event.at, 'current'),
+    at: formatTimestamp(event.at),
     actor: event.actor,
     action: event.action,
     target: event.target,

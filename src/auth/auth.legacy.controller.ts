@@ -2,7 +2,7 @@ import { Controller, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { BodyTypes } from '@/http/input/body-types';
 import type { Request } from 'express';
-import { toLegacyTokenResponse } from '@/auth/auth.mapper';
+import { toLegacyTokenResponse } from '@/legacy/auth';
 import { LoginRoute } from '@/http/access/access.decorators';
 import { AuthService } from '@/auth/auth.service';
 import { LegacyTokenResponseDto } from '@/auth/dto/token-response.dto';
@@ -12,7 +12,7 @@ import type { User } from '@/database/tables/users.entity';
 import { ApiLegacyErrors, ApiProjectPath } from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { clientAddress } from '@/http/request/client-address';
-import { LEGACY } from '@/http/routes';
+import { LEGACY } from '@/legacy/routes';
 
 @ApiTags('legacy')
 @ApiProjectPath()

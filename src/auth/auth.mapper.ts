@@ -1,11 +1,7 @@
 import type { AccessToken } from '@/database/tables/access-tokens.entity';
-import type {
-  LegacyTokenResponseDto,
-  TokenRecordDto,
-  TokenResponseDto,
-} from '@/auth/dto/token-response.dto';
+import type { TokenRecordDto, TokenResponseDto } from '@/auth/dto/token-response.dto';
 import type { IssuedToken } from '@/auth/tokens.service';
-import { formatTimestamp } from '@/legacy/timestamps';
+import { formatTimestamp } from '@/core/timestamps';
 
 export function toTokenResponse(token: IssuedToken): TokenResponseDto {
   return {
@@ -13,16 +9,7 @@ export function toTokenResponse(token: IssuedToken): TokenResponseDto {
     token_type: 'bearer',
     username: token.username,
     is_admin: token.isAdmin,
-    expiry_time: formatTimestamp(token.expiresAt, 'current'),
-  };
-}
-
-export function toLegacyTokenResponse(token: IssuedToken): LegacyTokenResponseDto {
-  return {
-    access_token: token.accessToken,
-    token_type: 'bearer',
-    username: token.username,
-    expiry_time: formatTimestamp(token.expiresAt, 'legacy'),
+    expiry_time: formatTimestamp(token.expiresAt),
   };
 }
 
@@ -31,7 +18,7 @@ export function toTokenRecord(token: AccessToken, username: string): TokenRecord
     token_id: token.id,
     title: token.title ?? '',
     username,
-    created_at: formatTimestamp(token.createdAt, 'current'),
-    expires_at: token.expiresAt === null ? null : formatTimestamp(token.expiresAt, 'current'),
+    created_at: formatTimestamp(token.createdAt),
+    expires_at: token.expiresAt === null ? null : formatTimestamp(token.expiresAt),
   };
 }

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { AuditModule } from '@/audit/audit.module';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
@@ -11,7 +10,6 @@ import { JwtStrategy } from '@/auth/jwt.strategy';
 import { LocalStrategy } from '@/auth/local.strategy';
 import { LoginGuard } from '@/auth/login.guard';
 import { LoginLimiter } from '@/auth/login-limiter';
-import { ProjectRouteGuard } from '@/auth/project-route.guard';
 import { SsoService } from '@/auth/sso/sso.service';
 import { TokensService } from '@/auth/tokens.service';
 import { SECRETS, Secrets } from '@/config/secrets';
@@ -40,9 +38,9 @@ import { UsersModule } from '@/users/users.module';
     JwtStrategy,
     LocalStrategy,
     LoginGuard,
-    // Order matters: an unknown project is a 404 before the token is looked at.
-    { provide: APP_GUARD, useClass: ProjectRouteGuard },
-    { provide: APP_GUARD, useClass: BearerAuthGuard },
+    // A global guard, registered with the others in AppModule, in the order they run.
+    BearerAuthGuard,
   ],
+  exports: [BearerAuthGuard],
 })
 export class AuthModule {}

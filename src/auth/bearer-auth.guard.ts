@@ -2,8 +2,8 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request, Response } from 'express';
-import { ACCESS, Access, setCaller } from '@/http/access/access.decorators';
-import { ANONYMOUS, Caller } from '@/core/caller';
+import { ACCESS, Access, setAdmin, setCaller } from '@/http/access/access.decorators';
+import { ANONYMOUS, Caller, asAdministrator } from '@/core/caller';
 import { bearerToken, jwtAlgorithm } from '@/auth/bearer-token';
 import { basicClientCredentials, isBasicAuthorization } from '@/auth/client-credentials';
 import { SsoService } from '@/auth/sso/sso.service';
@@ -46,8 +46,11 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
 
     if (access === 'optional' || access === 'login') return true;
     if (caller.username === null) throw new AuthenticationRequiredError();
-    if (access === 'admin' && !caller.isAdmin) {
-      throw new ForbiddenError('This endpoint is for administrators');
+    if (access === 'admin') {
+      // The one place an administrator is admitted: services for administrators take what this decides.
+      const admin = asAdministrator(caller);
+      if (admin === null) throw new ForbiddenError('This endpoint is for administrators');
+      setAdmin(request, admin);
     }
     return true;
   }

@@ -1,8 +1,8 @@
 import type { BuildRun } from '@/database/tables/build-runs.entity';
-import { formatTimestamp } from '@/legacy/timestamps';
+import { formatTimestamp } from '@/core/timestamps';
 
 export function toBuildJson(run: BuildRun): Record<string, unknown> {
-  const time = (date: Date | null) => (date ? formatTimestamp(date, 'current') : null);
+  const time = (date: Date | null) => (date ? formatTimestamp(date) : null);
   return {
     id: run.id,
     status: run.status,

@@ -2,7 +2,7 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { AuditService } from '@/audit/audit.service';
-import type { Caller } from '@/core/caller';
+import type { AdminCaller } from '@/core/caller';
 import { BuildQueue, Submission } from '@/builds/build-queue';
 import {
   BuildRunner,
@@ -151,7 +151,7 @@ export class BuildsService implements OnApplicationBootstrap {
    * `POST P/build`: queues a build and waits for it. 400 while another is queued or running; 503
    * `build_interrupted` when the process stops meanwhile.
    */
-  async build(caller: Caller): Promise<void> {
+  async build(caller: AdminCaller): Promise<void> {
     const submission = await this.submit(caller.username);
     if (!submission) {
       throw new DomainError(

@@ -2,11 +2,11 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth, Public } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
-import { toLegacyDataCatalog, toProjectListing } from '@/catalog/catalog.legacy.mapper';
+import { toLegacyDataCatalog, toProjectListing } from '@/legacy/catalog';
 import { CatalogService } from '@/catalog/catalog.service';
 import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
 import { COMMON_ERRORS } from '@/openapi/common-schemas';
-import { LEGACY, LEGACY_ROOT, legacyPath } from '@/http/routes';
+import { LEGACY, LEGACY_ROOT, legacyPath } from '@/legacy/routes';
 import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 

@@ -1,17 +1,6 @@
 import type { DataCatalog } from '@/catalog/catalog.service';
-import type { DashboardSpec } from '@/core/project/project';
 
 type Json = Record<string, unknown>;
-
-/** A dashboard's entry in both layouts' catalogs. */
-export function dashboardEntry(dashboard: DashboardSpec): Json {
-  return {
-    name: dashboard.name,
-    label: dashboard.label,
-    description: dashboard.description,
-    result_format: dashboard.format,
-  };
-}
 
 /** The current layout's data catalog, with paths under `prefix` (the served project's current path). */
 export function toDataCatalog(catalog: DataCatalog, prefix: string): Json {
@@ -27,7 +16,10 @@ export function toDataCatalog(catalog: DataCatalog, prefix: string): Json {
       result_path: `${prefix}/datasets/${dataset.name}/results`,
     })),
     dashboards: catalog.dashboards.map((dashboard) => ({
-      ...dashboardEntry(dashboard),
+      name: dashboard.name,
+      label: dashboard.label,
+      description: dashboard.description,
+      result_format: dashboard.format,
       parameters: dashboard.parameters,
       parameters_path: `${prefix}/dashboards/${dashboard.name}/parameters`,
       result_path: `${prefix}/dashboards/${dashboard.name}/results`,

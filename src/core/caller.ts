@@ -24,3 +24,23 @@ export function isSignedIn(
 ): caller is Caller & { username: string; userId: string } {
   return caller.username !== null;
 }
+
+declare const ADMINISTRATOR: unique symbol;
+
+/**
+ * A caller allowed what only administrators may do. Services whose every operation is an administrator's
+ * take this type and check nothing: the decision was made before the call, by {@link asAdministrator}, which
+ * the bearer guard applies to `@AdminOnly()` routes. The brand exists for the compiler only, so a plain
+ * `Caller` (anonymous, or a user without the flag) does not type-check where an administrator is needed.
+ */
+export type AdminCaller = Caller & { readonly isAdmin: true; readonly [ADMINISTRATOR]: true };
+
+/**
+ * The one rule of who is an administrator: a caller whose token, identity headers or identity provider say
+ * so. Null for anyone else. What an administrator may see more of on routes open to everyone (the catalog's
+ * models and lineage, the items of scope `admin`, a failing model's engine message) reads `isAdmin` of the
+ * same caller.
+ */
+export function asAdministrator(caller: Caller): AdminCaller | null {
+  return caller.isAdmin ? (caller as AdminCaller) : null;
+}

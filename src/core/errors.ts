@@ -79,6 +79,23 @@ export class InvalidRequestError extends DomainError {
   }
 }
 
+/**
+ * A result asked for whole (every row in one response) has more rows than one response may hold. It carries
+ * the figures so that each layout words the advice its clients can follow (the legacy layout's:
+ * `legacy/datasets.ts`); the message here names the figures only.
+ */
+export class ResultTooLargeError extends DomainError {
+  constructor(
+    readonly total: number,
+    readonly max: number,
+  ) {
+    super(
+      'invalid_request',
+      `The result has ${total} rows, more than one response may hold (MAX_RESULT_ROWS, ${max})`,
+    );
+  }
+}
+
 export class NotFoundError extends DomainError {
   constructor(message: string) {
     super('not_found', message);

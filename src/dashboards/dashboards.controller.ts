@@ -7,7 +7,7 @@ import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { CURRENT } from '@/http/routes';
 import { Selections } from '@/http/input/selections.decorator';
 import { DashboardsService } from '@/dashboards/dashboards.service';
-import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';
+import { DashboardResult, toDashboardFile } from '@/dashboards/dashboards.mapper';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 const SELECTIONS_BODY = {

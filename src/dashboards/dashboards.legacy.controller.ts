@@ -5,10 +5,10 @@ import type { Caller } from '@/core/caller';
 import { ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/legacy/selections';
-import { LEGACY } from '@/http/routes';
+import { LEGACY } from '@/legacy/routes';
 import { Selections } from '@/http/input/selections.decorator';
 import { DashboardsService } from '@/dashboards/dashboards.service';
-import { DashboardResult, toDashboardFile } from '@/dashboards/rendered.mapper';
+import { DashboardResult, toDashboardFile } from '@/dashboards/dashboards.mapper';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 @ApiTags('legacy')

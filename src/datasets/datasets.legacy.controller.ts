@@ -11,10 +11,10 @@ import {
 } from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/legacy/selections';
-import { LEGACY } from '@/http/routes';
+import { LEGACY } from '@/legacy/routes';
 import { FastRoute } from '@/http/fast-route/fast-route.decorator';
 import { Selections } from '@/http/input/selections.decorator';
-import { legacyResultWants } from '@/datasets/datasets.legacy.mapper';
+import { legacyResultWants } from '@/legacy/datasets';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/results/result-reply';
 import { Wants } from '@/datasets/wants.decorator';

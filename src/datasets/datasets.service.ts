@@ -4,7 +4,7 @@ import { callerView, requireScope } from '@/core/scope';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
 import { currentRequest } from '@/http/request/request-context';
-import { InvalidRequestError } from '@/core/errors';
+import { ResultTooLargeError } from '@/core/errors';
 import { Answer, DatasetResultCache } from '@/datasets/results/dataset-result-cache';
 import type { CachedRun } from '@/datasets/results/result-codec';
 import { checkSelect, pageJson, wholeJson } from '@/datasets/results/result-json';
@@ -180,8 +180,9 @@ export class DatasetsService {
   }
 
   /**
-   * Every row, within the cap of one page: a larger result is a 400 that names the cap and the ways to
-   * read every row (the message is the legacy layout's, the only one that asks for whole results).
+   * Every row, within the cap of one page: a larger result is a 400 carrying its size and the cap, which
+   * the layout that asked words (the legacy layout, the only one that asks for whole results, names the
+   * ways to read every row).
    */
   private async wholeBody(keyed: Keyed): Promise<string | Iterable<string>> {
     const summary = await this.summary(keyed);
@@ -189,11 +190,7 @@ export class DatasetsService {
     const max = this.config.maxResultRows;
     if (total > max) {
       this.cache.answered(keyed.dataset.name, summary.answer);
-      throw new InvalidRequestError(
-        `The result has ${total} rows, more than one response may hold (MAX_RESULT_ROWS, ${max}): ` +
-          'narrow the selections, page it in the current layout (x_offset, x_limit), or ask for ' +
-          'text/csv or application/x-ndjson, which stream every row',
-      );
+      throw new ResultTooLargeError(total, max);
     }
     const { run } = await this.rows(keyed, summary, { offset: 0, limit: total });
     return wholeJson(run);

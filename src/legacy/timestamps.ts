@@ -1,13 +1,9 @@
-export type Layout = 'current' | 'legacy';
-
-/** The "never expires" instant shown as `expiry_time` of a named token without expiry. */
-export const NEVER = '9999-12-31T23:59:59.999999';
+import { formatTimestamp } from '@/core/timestamps';
 
 /**
- * UTC timestamps with six fractional digits: `2026-11-22T13:35:00.123000Z` in the current layout,
- * `2026-11-22T13:35:00.123000+00:00` in the legacy one.
+ * The legacy layout's timestamps: those of the current layout with the offset written `+00:00`
+ * (`2026-11-22T13:35:00.123000+00:00`), as the 0.4 service wrote them.
  */
-export function formatTimestamp(date: Date | null, layout: Layout): string {
-  const base = date === null ? NEVER : date.toISOString().replace(/\.(\d{3})Z$/, '.$1000');
-  return layout === 'current' ? `${base}Z` : `${base}+00:00`;
+export function formatLegacyTimestamp(date: Date | null): string {
+  return formatTimestamp(date).replace(/Z$/, '+00:00');
 }

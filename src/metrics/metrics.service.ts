@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { isSignedIn, type Caller } from '@/core/caller';
+import { asAdministrator, isSignedIn, type Caller } from '@/core/caller';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 
@@ -61,7 +61,8 @@ export class MetricsService {
   async exposition(caller: Caller): Promise<string> {
     if (!this.config.metricsPublic) {
       if (!isSignedIn(caller)) throw new AuthenticationRequiredError();
-      if (!caller.isAdmin) throw new ForbiddenError('Metrics are for administrators');
+      if (asAdministrator(caller) === null)
+        throw new ForbiddenError('Metrics are for administrators');
     }
     return this.registry.metrics();
   }

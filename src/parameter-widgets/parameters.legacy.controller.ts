@@ -5,10 +5,10 @@ import type { Caller } from '@/core/caller';
 import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/legacy/selections';
-import { LEGACY } from '@/http/routes';
+import { LEGACY } from '@/legacy/routes';
+import { LEGACY_ITEM_PARAMETERS, toLegacyParametersResponse } from '@/legacy/parameters';
 import { Selections } from '@/http/input/selections.decorator';
 import { ParameterWidgetsService } from '@/parameter-widgets/parameter-widgets.service';
-import { LEGACY_ITEM_PARAMETERS, toLegacyParametersResponse } from '@/parameter-widgets/parameters.mapper';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 type Response = { parameters: object[] };

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
-import { AdminOnly, CurrentCaller, Public } from '@/http/access/access.decorators';
-import type { Caller } from '@/core/caller';
+import { AdminOnly, CurrentAdmin, Public } from '@/http/access/access.decorators';
+import type { AdminCaller } from '@/core/caller';
 import {
   ApiEmpty,
   ApiErrors,
@@ -60,7 +60,7 @@ export class UsersController {
   @ApiBody({ schema: { $ref: '#/components/schemas/NewUser' } })
   @ApiEmpty('Added')
   @ApiErrors(...BODY_ERRORS, 403)
-  async create(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<void> {
+  async create(@CurrentAdmin() caller: AdminCaller, @Body() body: unknown): Promise<void> {
     await this.users.create(caller, body);
   }
 
@@ -73,7 +73,7 @@ export class UsersController {
   @ApiEmpty('Updated')
   @ApiErrors(...BODY_ERRORS, 403)
   async update(
-    @CurrentCaller() caller: Caller,
+    @CurrentAdmin() caller: AdminCaller,
     @Param('username') username: string,
     @Body() body: unknown,
   ): Promise<void> {
@@ -88,7 +88,7 @@ export class UsersController {
   @ApiEmpty('Deleted, with their tokens')
   @ApiErrors(...BODY_ERRORS, 403)
   async delete(
-    @CurrentCaller() caller: Caller,
+    @CurrentAdmin() caller: AdminCaller,
     @Param('username') username: string,
   ): Promise<void> {
     await this.users.delete(caller, username);
@@ -106,7 +106,7 @@ export class UsersController {
   @ApiNoContentResponse({ description: 'The user may log in again' })
   @ApiErrors(...BODY_ERRORS, 403)
   async unlock(
-    @CurrentCaller() caller: Caller,
+    @CurrentAdmin() caller: AdminCaller,
     @Param('username') username: string,
   ): Promise<void> {
     await this.users.unlock(caller, username);

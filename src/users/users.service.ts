@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { AuditService } from '@/audit/audit.service';
-import { Caller } from '@/core/caller';
-import { DomainError, ForbiddenError } from '@/core/errors';
+import type { AdminCaller } from '@/core/caller';
+import { DomainError } from '@/core/errors';
 import { JsonLogger } from '@/http/request/json-logger';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { APP_CONFIG, AppConfig } from '@/config/config';
@@ -90,8 +90,7 @@ export class UsersService implements OnApplicationBootstrap {
     return withFieldDefaults(user.fields, this.project.userFields);
   }
 
-  async create(caller: Caller, body: unknown): Promise<void> {
-    requireAdmin(caller);
+  async create(caller: AdminCaller, body: unknown): Promise<void> {
     const input = parseNewUser(body, this.project.userFields);
     checkNewPassword(input.password, this.config.passwordMinLength, 'Field "password"');
     const passwordHash = await hashPassword(input.password);
@@ -99,8 +98,7 @@ export class UsersService implements OnApplicationBootstrap {
     this.logger.emit('info', 'user created', { actor: caller.username, username: input.username });
   }
 
-  async update(caller: Caller, username: string, body: unknown): Promise<void> {
-    requireAdmin(caller);
+  async update(caller: AdminCaller, username: string, body: unknown): Promise<void> {
     const change = parseUserUpdate(body, this.project.userFields, username);
     const user = await this.findByUsername(username);
     if (!user) throw new UserNotFoundError(username);
@@ -122,8 +120,7 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   /** Deleting a user deletes their tokens with them (foreign key cascade), at once. */
-  async delete(caller: Caller, username: string): Promise<void> {
-    requireAdmin(caller);
+  async delete(caller: AdminCaller, username: string): Promise<void> {
     if (username === ADMIN)
       throw new InvalidUserOperationError('The user "admin" cannot be deleted');
     if (username === caller.username)
@@ -138,8 +135,7 @@ export class UsersService implements OnApplicationBootstrap {
    * Lifts the lock that failed logins put on a username (LOGIN_MAX_FAILURES), on every process at once:
    * the failures are in Postgres. A lock on a client address is not the user's and stays until it ends.
    */
-  async unlock(caller: Caller, username: string): Promise<void> {
-    requireAdmin(caller);
+  async unlock(caller: AdminCaller, username: string): Promise<void> {
     await this.audit.act(
       caller.username,
       'user.unlock',
@@ -161,10 +157,6 @@ export class UsersService implements OnApplicationBootstrap {
     }
     await this.users.setPasswordHash(user.id, await hashPassword(newPassword));
   }
-}
-
-function requireAdmin(caller: Caller): void {
-  if (!caller.isAdmin) throw new ForbiddenError('Only administrators may manage users');
 }
 
 export class UserNotFoundError extends DomainError {

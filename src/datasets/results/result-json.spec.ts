@@ -1,7 +1,8 @@
 import { parseResultOptions } from '@/datasets/results/result-options';
 import type { CachedRun } from '@/datasets/results/result-codec';
 import { checkSelect, pageJson, wholeJson, WHOLE_PAGE_ROWS } from '@/datasets/results/result-json';
-import { legacyResult, schemaFields, shapeResult } from '@/datasets/results/result-shape';
+import { schemaFields, shapeResult } from '@/datasets/results/result-shape';
+import { legacyResult } from '@/legacy/datasets';
 import type { QueryResult } from '@/engine/query/query-result';
 
 function bigRun(rows: number): CachedRun {

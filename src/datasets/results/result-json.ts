@@ -1,6 +1,7 @@
 import type { ResultOptions } from '@/datasets/results/result-options';
 import type { CachedRun } from '@/datasets/results/result-codec';
-import { HeldRows, legacyResult, shapeResult } from '@/datasets/results/result-shape';
+import { HeldRows, shapeResult } from '@/datasets/results/result-shape';
+import { legacyResult } from '@/legacy/datasets';
 
 /** Pages up to this many rows are serialised whole (and kept); larger ones are written in pieces. */
 export const WHOLE_PAGE_ROWS = 5000;

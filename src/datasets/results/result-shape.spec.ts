@@ -1,5 +1,5 @@
 import { parseResultOptions } from '@/datasets/results/result-options';
-import { legacyResult, schemaFields, shapeResult } from '@/datasets/results/result-shape';
+import { schemaFields, shapeResult } from '@/datasets/results/result-shape';
 import type { QueryResult } from '@/engine/query/query-result';
 
 const RESULT: QueryResult = {
@@ -90,24 +90,5 @@ describe('shapeResult', () => {
       { name: 'month', type: 'string', description: 'Month', category: 'dimension', condition: '' },
       { name: 'total_amount', type: 'decimal', description: '', category: 'misc', condition: '' },
     ]);
-  });
-});
-
-describe('legacyResult', () => {
-  it('has legacy types, dimensions and every row as a record', () => {
-    expect(legacyResult(RESULT, FIELDS)).toEqual({
-      schema: {
-        fields: [
-          { name: 'month', type: 'string' },
-          { name: 'total_amount', type: 'number' },
-        ],
-        dimensions: ['month'],
-      },
-      data: [
-        { month: '2024-12', total_amount: 2124.97 },
-        { month: '2024-11', total_amount: 2664.21 },
-        { month: '2024-10', total_amount: 2320.8 },
-      ],
-    });
   });
 });

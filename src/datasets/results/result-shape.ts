@@ -91,30 +91,3 @@ export function shapeResult(
     data,
   };
 }
-
-const LEGACY_TYPES: Record<ColumnType, string> = {
-  string: 'string',
-  integer: 'integer',
-  number: 'number',
-  decimal: 'number',
-  boolean: 'boolean',
-  date: 'datetime',
-  datetime: 'datetime',
-  time: 'string',
-};
-
-/** The legacy layout's dataset result: every row as a record, with `dimensions`. */
-export function legacyResult(result: QueryResult, fields: SchemaField[]): object {
-  const names = result.columns.map((column) => column.name);
-  return {
-    schema: {
-      fields: fields.map((field) => ({ name: field.name, type: LEGACY_TYPES[field.type] })),
-      dimensions: fields
-        .filter((field) => field.category === 'dimension')
-        .map((field) => field.name),
-    },
-    data: result.rows.map((row) =>
-      Object.fromEntries(names.map((name, index) => [name, row[index]])),
-    ),
-  };
-}

@@ -4,7 +4,10 @@ import { isUnavailable } from '@/http/errors/unavailable';
 import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '@/http/input/json-depth';
 import { FORM_LIMITS, isPostgresDataException } from '@/http/input/input-limits';
 
-/** What every error becomes before a layout renders it. */
+/**
+ * What every error becomes before a layout renders it: the current layout here ({@link renderCurrent}), the
+ * legacy one in `legacy/errors.ts`.
+ */
 export interface ErrorReply {
   status: number;
   code: ErrorCode;
@@ -144,14 +147,4 @@ export function renderCurrent(reply: ErrorReply): object {
     message: reply.message,
     ...retryAfter(reply),
   };
-}
-
-/**
- * Legacy layout: `{detail}`; a 400 also carries `message` with the same text, which clients of the 0.4
- * service read on client errors; `retry_after` as in the current layout.
- */
-export function renderLegacy(reply: ErrorReply): object {
-  return reply.status === 400
-    ? { detail: reply.message, message: reply.message, ...retryAfter(reply) }
-    : { detail: reply.message, ...retryAfter(reply) };
 }

@@ -2,9 +2,10 @@ import { ArgumentsHost, Catch, ExceptionFilter, Inject, NotFoundException } from
 import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callerOf } from '@/http/access/access.decorators';
-import { describeError, renderCurrent, renderLegacy } from '@/http/errors/error-mapping';
+import { describeError, renderCurrent } from '@/http/errors/error-mapping';
 import { DomainError, ModelFailedError } from '@/core/errors';
-import { isLegacyPath } from '@/http/routes';
+import { renderLegacy } from '@/legacy/errors';
+import { isLegacyPath } from '@/legacy/routes';
 import { JsonLogger } from '@/http/request/json-logger';
 import { requestIdOf } from '@/http/request/request-context';
 import { setSecurityHeaders } from '@/http/security-headers';
@@ -113,7 +114,9 @@ export function sendError(
   if (reply.retryAfterSeconds !== undefined) {
     response.setHeader('Retry-After', String(reply.retryAfterSeconds));
   }
-  const body = JSON.stringify(isLegacyPath(path) ? renderLegacy(reply) : renderCurrent(reply));
+  const body = JSON.stringify(
+    isLegacyPath(path) ? renderLegacy(reply, error) : renderCurrent(reply),
+  );
   response.statusCode = reply.status;
   response.setHeader('Content-Type', 'application/json; charset=utf-8');
   response.setHeader('Content-Length', Buffer.byteLength(body));

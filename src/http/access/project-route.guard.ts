@@ -6,8 +6,9 @@ import { projectVersion } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
 /**
- * A path naming another project or version is a 404, before anything else is looked at. The project's name
- * is compared with hyphens read as underscores, in both layouts, as the legacy layout reads every name.
+ * A path naming another project or version is a 404, before the token is looked at (AppModule lists the
+ * global guards in the order they run; only a body of the wrong type is refused earlier). The project's
+ * name is compared with hyphens read as underscores, in both layouts, as the legacy layout reads every name.
  */
 @Injectable()
 export class ProjectRouteGuard implements CanActivate {

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import { toLegacyDataCatalog, toProjectListing } from '@/catalog/catalog.legacy.mapper';
-import { toDataCatalog } from '@/catalog/catalog.mapper';
-import { currentPath, legacyPath } from '@/http/routes';
+import { toLegacyDataCatalog, toProjectListing } from '@/legacy/catalog';
+import { legacyPath } from '@/legacy/routes';
 import { loadProject } from '@/core/project/project-loader';
 
 const project = loadProject(join(__dirname, '..', '..', 'examples', 'expenses'));
@@ -12,7 +11,7 @@ const items = {
 const [dataset] = items.datasets;
 const [dashboard] = items.dashboards;
 
-describe('the catalogs of the two layouts', () => {
+describe('the legacy catalog', () => {
   it('lists the served project as the 0.4 service did, with legacy paths', () => {
     expect(toProjectListing(project)).toEqual({
       name: 'expenses',
@@ -44,27 +43,6 @@ describe('the catalogs of the two layouts', () => {
       expect.objectContaining({
         result_format: dashboard.format,
         result_path: `/service-v0/expenses/v1/dashboard/${dashboard.name}`,
-      }),
-    ]);
-  });
-
-  it('gives the current catalog schemas, parameters and current paths', () => {
-    const catalog = toDataCatalog(
-      {
-        ...items,
-        parameters: [],
-        fieldsOf: () => [],
-        connections: [],
-        models: [],
-        lineage: [],
-      },
-      currentPath(project),
-    );
-    expect(catalog.datasets).toEqual([
-      expect.objectContaining({
-        schema: { fields: [] },
-        parameters: dataset.parameters,
-        result_path: `/api/service-v0/project/expenses/v1/datasets/${dataset.name}/results`,
       }),
     ]);
   });
