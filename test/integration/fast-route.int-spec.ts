@@ -392,6 +392,21 @@ describe('@FastRoute()', () => {
     }
   });
 
+  it("stops start-up when Nest's Express adapter has a request hook, which runs in its own middleware", async () => {
+    await expect(
+      appWith(fastController('Hooked'), {
+        before: (app) =>
+          (
+            app.getHttpAdapter() as unknown as {
+              setOnRequestHook(hook: (q: unknown, r: unknown, done: () => void) => void): void;
+            }
+          ).setOnRequestHook((_request, _response, done) => done()),
+      }),
+    ).rejects.toThrow(
+      "@FastRoute() on GET /hooked/it (Hooked.it): Nest's request or response hook (setOnRequestHook, setOnResponseHook) would not run",
+    );
+  });
+
   it("stops start-up on Nest middleware forRoutes('*') and on middleware mounted on its path", async () => {
     class Logged {
       configure(consumer: NestCommon.MiddlewareConsumer) {
