@@ -25,6 +25,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FAST_ROUTE } from '@/http/fast-route/fast-route.decorator';
 import {
   RouterLayer,
+  Surroundings,
   enhancerProblem,
   handlerProblem,
   preceding,
@@ -102,7 +103,7 @@ const noNext = (): void => undefined;
  *   parameter decorators (built-in ones as Nest's router reads them), with an `http` execution context whose
  *   request and response are Node's own; errors go to the route's exception filters as Nest's router hands
  *   them over (`RouterExceptionFilters`).
- * - The handler returns an {@link HttpReply} (or a value Nest would send as it is), which the one writer,
+ * - The handler returns an `HttpReply` (or a value Nest would send as it is), which the one writer,
  *   `sendReply`, sends here and on Nest's path alike; it takes no `@Req()` or `@Res()`.
  * - What the app's middleware does for every request is done here: the security headers, computed once
  *   (`http/security-headers.ts`), the request id and context, the log line and the metrics under the
@@ -143,7 +144,7 @@ export class FastRoutes {
       onResponseHook?: unknown;
     };
     const express = adapter.getInstance();
-    const around = {
+    const around: Surroundings = {
       adapterHooks: adapter.onRequestHook !== undefined || adapter.onResponseHook !== undefined,
       cors,
     };
@@ -174,7 +175,7 @@ export class FastRoutes {
   /** The routes marked `@FastRoute()`, checked, each with the handler Nest's context machinery makes. */
   private marked(
     express: ExpressApp,
-    around: { adapterHooks: boolean; cors: boolean },
+    around: Surroundings,
     filters: RouterExceptionFilters,
   ): Served[] {
     const served: Served[] = [];
