@@ -28,6 +28,7 @@ import { CATALOG_SCHEMAS } from '@/openapi/catalog-schemas';
 import { documentServerRules, ERROR_SCHEMAS } from '@/openapi/common-schemas';
 import { PARAMETER_SCHEMAS } from '@/openapi/parameter-schemas';
 import { FastRoutes } from '@/http/fast-route/fast-routes';
+import { fastRouteSafe } from '@/http/fast-route/fast-route-safe';
 import { securityHeaders } from '@/http/security-headers';
 import { swaggerUiPolicy } from '@/openapi/swagger-ui';
 
@@ -70,23 +71,39 @@ export async function configureApp(
 
   const metrics = app.get(MetricsService);
   const observe: RequestObserver = (...args) => metrics.observeRequest(...args);
-  // First, so that every response has them, a body parser's refusal included (the fast routes set their own).
-  app.use(securityHeaders());
-  app.use(requestLogging(logger, observe));
+  // Each app-level middleware is declared safe for the fast routes to skip, with the reason; start-up refuses a
+  // fast route that an undeclared one applies to (http/fast-route/fast-route-checks.ts).
+  const noBody = 'a request with a body goes to Express, not to a fast route';
+  // First, so that every response has them, a body parser's refusal included.
+  app.use(fastRouteSafe(securityHeaders(), 'the fast route sets the same headers itself'));
+  app.use(
+    fastRouteSafe(
+      requestLogging(logger, observe),
+      'the fast route gives the request its id and context, and writes its log line and metrics itself',
+    ),
+  );
   const fail = (error: unknown, request: Request, response: Response) =>
     sendError(logger, error, request, response);
   // The bounds of http/input/input-limits.ts: the URL, the body's declared size and charset, before any parser
   // reads a byte; the body's strings once parsed. Multipart (the login form) is read by LoginGuard.
-  app.use(requestLimits(fail));
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, verify: refuseDeepJson }));
   app.use(
-    express.urlencoded({
-      extended: false,
-      limit: BODY_LIMIT_BYTES,
-      parameterLimit: FORM_LIMITS.fields,
-    }),
+    fastRouteSafe(
+      requestLimits(fail),
+      `the fast route checks the URL with the same checkUrl, and ${noBody}`,
+    ),
   );
-  app.use(storableBodies(fail));
+  app.use(fastRouteSafe(express.json({ limit: BODY_LIMIT_BYTES, verify: refuseDeepJson }), noBody));
+  app.use(
+    fastRouteSafe(
+      express.urlencoded({
+        extended: false,
+        limit: BODY_LIMIT_BYTES,
+        parameterLimit: FORM_LIMITS.fields,
+      }),
+      noBody,
+    ),
+  );
+  app.use(fastRouteSafe(storableBodies(fail), noBody));
   // A body that does not parse is the client's error, answered in the layout's shape.
   app.use((error: unknown, request: Request, response: Response, next: NextFunction) => {
     if (!error) return next();

@@ -1,6 +1,5 @@
-import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
 import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
@@ -11,6 +10,7 @@ import { Selections } from '@/http/input/selections.decorator';
 import { resultWants } from '@/datasets/datasets.mapper';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/results/result-reply';
+import type { HttpReply } from '@/http/reply/http-reply';
 import { Wants } from '@/datasets/wants.decorator';
 import type { ReplyWants } from '@/datasets/datasets.service';
 import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
@@ -27,8 +27,8 @@ const RESULTS_BODY = {
 
 /**
  * Results are JSON, with an ETag (GET answers `If-None-Match` with 304); `Accept: text/csv` or
- * `application/x-ndjson` streams every row instead. `@Res({ passthrough: true })` only sets the headers of
- * the JSON body: Nest still sends what the handler returns.
+ * `application/x-ndjson` streams every row instead. Handlers return the whole reply (`HttpReply`) and take
+ * no `@Res()`: the GET is a fast route, and one writer sends the reply on both paths.
  */
 @ApiTags('datasets')
 @ApiProjectPath()
@@ -50,9 +50,8 @@ export class DatasetsController {
     @Param('dataset') name: string,
     @Selections() request: ParameterRequest,
     @Wants(resultWants) wants: ReplyWants,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<string | globalThis.Response> {
-    return toHttp(await this.datasets.reply(caller, name, request, wants), response);
+  ): Promise<HttpReply> {
+    return toHttp(await this.datasets.reply(caller, name, request, wants));
   }
 
   // The GET with the selections in a JSON body; a POST is not conditional (no 304).
@@ -66,8 +65,7 @@ export class DatasetsController {
     @Param('dataset') name: string,
     @Selections() request: ParameterRequest,
     @Wants(resultWants) wants: ReplyWants,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<string | globalThis.Response> {
-    return this.results(caller, name, request, wants, response);
+  ): Promise<HttpReply> {
+    return this.results(caller, name, request, wants);
   }
 }

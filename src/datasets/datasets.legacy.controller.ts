@@ -1,6 +1,5 @@
-import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
 import {
@@ -17,6 +16,7 @@ import { Selections } from '@/http/input/selections.decorator';
 import { legacyResultWants } from '@/legacy/datasets';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { toHttp } from '@/datasets/results/result-reply';
+import type { HttpReply } from '@/http/reply/http-reply';
 import { Wants } from '@/datasets/wants.decorator';
 import type { ReplyWants } from '@/datasets/datasets.service';
 import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
@@ -43,10 +43,9 @@ export class DatasetsLegacyController {
     @Param('name') name: string,
     @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
     @Wants(legacyResultWants) wants: ReplyWants,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<string | globalThis.Response> {
+  ): Promise<HttpReply> {
     const reply = await this.datasets.reply(caller, hyphensForUnderscores(name), request, wants);
-    return toHttp(reply, response);
+    return toHttp(reply);
   }
 
   // The GET with the selections in a JSON body; a POST is not conditional (no 304).
@@ -60,8 +59,7 @@ export class DatasetsLegacyController {
     @Param('name') name: string,
     @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
     @Wants(legacyResultWants) wants: ReplyWants,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<string | globalThis.Response> {
-    return this.results(caller, name, request, wants, response);
+  ): Promise<HttpReply> {
+    return this.results(caller, name, request, wants);
   }
 }

@@ -5,6 +5,10 @@ import type supertest from 'supertest';
 import type * as FastRouteDecoratorFile from '@/http/fast-route/fast-route.decorator';
 import type * as FastRouteModuleFile from '@/http/fast-route/fast-route.module';
 import type * as FastRoutesFile from '@/http/fast-route/fast-routes';
+import type * as FastRouteSafeFile from '@/http/fast-route/fast-route-safe';
+import type * as HttpErrorFilterFile from '@/http/errors/http-error.filter';
+import type * as HttpReplyFile from '@/http/reply/http-reply';
+import type * as NestCore from '@nestjs/core';
 import type * as JsonLoggerFile from '@/http/request/json-logger';
 import type * as SecurityHeadersFile from '@/http/security-headers';
 import { fromDist } from './bootstrap';
@@ -30,8 +34,26 @@ describe('@FastRoute()', () => {
   );
   const { FastRoutes } = fromDist<typeof FastRoutesFile>('http/fast-route/fast-routes');
   const { JsonLogger } = fromDist<typeof JsonLoggerFile>('http/request/json-logger');
-  const { Controller, Get, Post, Next, Param, Query, UseGuards, UseInterceptors, UsePipes } =
-    common;
+  const { HttpErrorFilter } = fromDist<typeof HttpErrorFilterFile>('http/errors/http-error.filter');
+  const { HttpReply } = fromDist<typeof HttpReplyFile>('http/reply/http-reply');
+  const { fastRouteSafe } = fromDist<typeof FastRouteSafeFile>('http/fast-route/fast-route-safe');
+  const { APP_FILTER, APP_INTERCEPTOR } = nativeRequire('@nestjs/core') as typeof NestCore;
+  const {
+    Controller,
+    Get,
+    Post,
+    Next,
+    Param,
+    Query,
+    Req,
+    Res,
+    Inject,
+    Injectable,
+    Scope,
+    UseGuards,
+    UseInterceptors,
+    UsePipes,
+  } = common;
 
   const observed: { route: string; status: number }[] = [];
 
@@ -41,8 +63,21 @@ describe('@FastRoute()', () => {
     for (const decorator of decorators) decorator(target, method, descriptor);
   }
 
+  /** What a spec adds to the small application: providers, modules, and middleware before `init`. */
+  interface Extras {
+    providers?: NestCommon.Provider[];
+    imports?: NestCommon.Type[];
+    /** Called before `init`, as `configureApp` registers the app's middleware. */
+    before?: (app: NestExpressApplication) => void;
+    /** The app's catch-all exception filter (as AppModule has); true unless a spec leaves it out. */
+    filter?: boolean;
+  }
+
   /** An application with `controller`, fast routes attached as `configureApp` attaches them. */
-  async function appWith(controller: new () => object): Promise<NestExpressApplication> {
+  async function appWith(
+    controller: new (...args: never[]) => object,
+    extras: Extras = {},
+  ): Promise<NestExpressApplication> {
     const logger = new JsonLogger('error', () => undefined);
     class LoggerModule {}
     common.Module({
@@ -51,15 +86,43 @@ describe('@FastRoute()', () => {
     })(LoggerModule);
     common.Global()(LoggerModule);
     const moduleRef = await Test.createTestingModule({
-      imports: [LoggerModule, FastRouteModule],
+      imports: [LoggerModule, FastRouteModule, ...(extras.imports ?? [])],
       controllers: [controller],
+      providers: [
+        ...(extras.filter === false ? [] : [{ provide: APP_FILTER, useClass: HttpErrorFilter }]),
+        ...(extras.providers ?? []),
+      ],
     }).compile();
-    const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
-    await app.init();
-    app
-      .get(FastRoutes)
-      .attach(app, (_method, route, status) => observed.push({ route, status }), false);
+    // As main.ts creates it: the app registers its own body parsers (declared safe for the fast route).
+    const app = moduleRef.createNestApplication<NestExpressApplication>({
+      logger: false,
+      bodyParser: false,
+    });
+    extras.before?.(app);
+    try {
+      await app.init();
+      app
+        .get(FastRoutes)
+        .attach(app, (_method, route, status) => observed.push({ route, status }), false);
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
     return app;
+  }
+
+  /** A controller `name` with one fast GET route `it` answering `{ ok: true }`. */
+  function fastController(name: string): new () => object {
+    const Fast = {
+      [name]: class {
+        it() {
+          return new HttpReply(200, { 'Content-Type': 'application/json' }, '{"ok":true}');
+        }
+      },
+    }[name];
+    decorate(Fast.prototype, 'it', Get('it'), FastRoute());
+    Controller(name.toLowerCase())(Fast);
+    return Fast;
   }
 
   it('runs the guard, interceptor, pipe and parameter decorators of the route it serves', async () => {
@@ -203,7 +266,7 @@ describe('@FastRoute()', () => {
     decorate(Poster.prototype, 'post', Post('it'), FastRoute());
     Controller('poster')(Poster);
     await expect(appWith(Poster)).rejects.toThrow(
-      '@FastRoute() on Poster.post: only GET routes can be fast',
+      '@FastRoute() on POST /poster/it (Poster.post): only GET routes can be fast',
     );
   });
 
@@ -217,7 +280,203 @@ describe('@FastRoute()', () => {
     Next()(Nexter.prototype, 'next', 0);
     Controller('nexter')(Nexter);
     await expect(appWith(Nexter)).rejects.toThrow(
-      '@FastRoute() on Nexter.next: the handler takes @Next(), and there is no next route to call',
+      '@FastRoute() on GET /nexter/it (Nexter.next): the handler takes @Next(): there is no next route to call',
     );
+  });
+
+  it('stops start-up on a handler that takes @Res() or @Req()', async () => {
+    class Responder {
+      it(_response: unknown) {
+        return 'written';
+      }
+    }
+    decorate(Responder.prototype, 'it', Get('it'), FastRoute());
+    Res()(Responder.prototype, 'it', 0);
+    Controller('responder')(Responder);
+    await expect(appWith(Responder)).rejects.toThrow(
+      "@FastRoute() on GET /responder/it (Responder.it): the handler takes @Res(): the handler would get Node's response, not Express'",
+    );
+
+    class Requester {
+      it(_request: unknown) {
+        return 'read';
+      }
+    }
+    decorate(Requester.prototype, 'it', Get('it'), FastRoute());
+    Req()(Requester.prototype, 'it', 0);
+    Controller('requester')(Requester);
+    await expect(appWith(Requester)).rejects.toThrow(
+      "@FastRoute() on GET /requester/it (Requester.it): the handler takes @Req(): the handler would get Node's request, not Express'",
+    );
+  });
+
+  it('stops start-up on a controller whose dependency tree is not static', async () => {
+    class PerRequest {}
+    Injectable({ scope: Scope.REQUEST })(PerRequest);
+    class Scoped {
+      constructor(readonly perRequest: PerRequest) {}
+      it() {
+        return 'scoped';
+      }
+    }
+    Inject(PerRequest)(Scoped, undefined, 0);
+    decorate(Scoped.prototype, 'it', Get('it'), FastRoute());
+    Controller('scoped')(Scoped);
+    await expect(appWith(Scoped, { providers: [PerRequest] })).rejects.toThrow(
+      '@FastRoute() on GET /scoped/it (Scoped.it): its controller is request-scoped or depends on a request-scoped provider',
+    );
+  });
+
+  it('stops start-up on an enhancer it cannot run: request-scoped, on the route or global', async () => {
+    class ScopedGuard {
+      canActivate() {
+        return true;
+      }
+    }
+    Injectable({ scope: Scope.REQUEST })(ScopedGuard);
+    class Guarded {
+      it() {
+        return 'guarded';
+      }
+    }
+    decorate(Guarded.prototype, 'it', UseGuards(ScopedGuard), Get('it'), FastRoute());
+    Controller('guarded')(Guarded);
+    await expect(appWith(Guarded)).rejects.toThrow(
+      '@FastRoute() on GET /guarded/it (Guarded.it): its guard ScopedGuard is request-scoped or depends on a request-scoped provider',
+    );
+
+    class ScopedInterceptor {
+      intercept(_context: unknown, next: NestCommon.CallHandler) {
+        return next.handle();
+      }
+    }
+    Injectable({ scope: Scope.REQUEST })(ScopedInterceptor);
+    await expect(
+      appWith(fastController('Intercepted'), {
+        providers: [{ provide: APP_INTERCEPTOR, useClass: ScopedInterceptor }],
+      }),
+    ).rejects.toThrow(
+      '@FastRoute() on GET /intercepted/it (Intercepted.it): the global interceptor ScopedInterceptor is request-scoped or depends on a request-scoped provider',
+    );
+
+    // Nest's fallback for an error no filter catches writes with Express' response methods.
+    await expect(appWith(fastController('Unfiltered'), { filter: false })).rejects.toThrow(
+      '@FastRoute() on GET /unfiltered/it (Unfiltered.it): no exception filter catches every error',
+    );
+  });
+
+  it('stops start-up on middleware at / that it would skip, unless declared safe', async () => {
+    const undeclared = (_request: unknown, _response: unknown, next: () => void) => next();
+    await expect(
+      appWith(fastController('Skipped'), { before: (app) => app.use(undeclared) }),
+    ).rejects.toThrow(
+      '@FastRoute() on GET /skipped/it (Skipped.it): the middleware "undeclared" (number 2 in Express\' stack) comes first and would be skipped; declare it with fastRouteSafe(middleware, reason)',
+    );
+
+    const calls: string[] = [];
+    const declared = fastRouteSafe((_request: unknown, _response: unknown, next: () => void) => {
+      calls.push('middleware');
+      next();
+    }, 'a spec: it does nothing the route needs');
+    const app = await appWith(fastController('Declared'), { before: (a) => a.use(declared) });
+    try {
+      const before = observed.length;
+      const reply = await request(app.getHttpServer()).get('/declared/it');
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({ ok: true });
+      // Served by the fast route, which skipped the declared middleware.
+      expect(observed.slice(before)).toEqual([{ route: '/declared/it', status: 200 }]);
+      expect(calls).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("stops start-up when Nest's Express adapter has a request hook, which runs in its own middleware", async () => {
+    await expect(
+      appWith(fastController('Hooked'), {
+        before: (app) =>
+          (
+            app.getHttpAdapter() as unknown as {
+              setOnRequestHook(hook: (q: unknown, r: unknown, done: () => void) => void): void;
+            }
+          ).setOnRequestHook((_request, _response, done) => done()),
+      }),
+    ).rejects.toThrow(
+      "@FastRoute() on GET /hooked/it (Hooked.it): Nest's request or response hook (setOnRequestHook, setOnResponseHook) would not run",
+    );
+  });
+
+  it("stops start-up on Nest middleware forRoutes('*') and on middleware mounted on its path", async () => {
+    class Logged {
+      configure(consumer: NestCommon.MiddlewareConsumer) {
+        consumer
+          .apply(function everywhere(_request: unknown, _response: unknown, next: () => void) {
+            next();
+          })
+          .forRoutes('*');
+      }
+    }
+    common.Module({})(Logged);
+    await expect(appWith(fastController('Everywhere'), { imports: [Logged] })).rejects.toThrow(
+      // Nest registers its middleware in a function of its own, named "handler".
+      '@FastRoute() on GET /everywhere/it (Everywhere.it): the middleware "handler" (number 2 in Express\' stack) comes first and would be skipped',
+    );
+
+    const mounted = (_request: unknown, _response: unknown, next: () => void) => next();
+    await expect(
+      appWith(fastController('Mounted'), { before: (app) => app.use('/mounted', mounted) }),
+    ).rejects.toThrow(
+      '@FastRoute() on GET /mounted/it (Mounted.it): the middleware "mounted" (number 2 in Express\' stack) comes first and would be skipped',
+    );
+  });
+
+  it('sends an HttpReply with the one writer on both paths, and an error before its first chunk as errors', async () => {
+    const chunks = async function* (fail: boolean) {
+      // As a query does, it starts on a later turn; then it fails, or yields its rows.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (fail) throw new Error('the query failed');
+      yield 'a,b\n';
+      yield Buffer.from('1,2\n');
+    };
+    const csv = (fail: string | undefined) =>
+      new HttpReply(200, { 'Content-Type': 'text/csv', ETag: '"1"' }, chunks(!!fail));
+    class Streams {
+      reply(fail: string | undefined) {
+        return csv(fail);
+      }
+      slow(fail: string | undefined) {
+        return csv(fail);
+      }
+    }
+    decorate(Streams.prototype, 'reply', Get('fast'), FastRoute());
+    decorate(Streams.prototype, 'slow', Get('slow'));
+    Query('fail')(Streams.prototype, 'reply', 0);
+    Query('fail')(Streams.prototype, 'slow', 0);
+    Controller('streams')(Streams);
+
+    const app = await appWith(Streams);
+    try {
+      const http = request(app.getHttpServer());
+      for (const path of ['/streams/fast', '/streams/slow']) {
+        const before = observed.length;
+        const sent = await http.get(path);
+        expect([path, sent.status, sent.headers['content-type'], sent.headers.etag]).toEqual([
+          path,
+          200,
+          'text/csv',
+          '"1"',
+        ]);
+        expect(sent.text).toBe('a,b\n1,2\n');
+        expect(observed.length - before).toBe(path.endsWith('fast') ? 1 : 0);
+
+        const failed = await http.get(`${path}?fail=1`);
+        expect([path, failed.status]).toEqual([path, 500]);
+        expect(failed.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(failed.body).toMatchObject({ error: 'internal_error' });
+      }
+    } finally {
+      await app.close();
+    }
   });
 });

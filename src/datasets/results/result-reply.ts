@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import { HttpReply } from '@/http/reply/http-reply';
 import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
 
 /** What a dataset results request is answered with, before HTTP: the service's side of the reply. */
@@ -16,10 +16,6 @@ export type ResultReply =
       filename?: string;
     };
 
-async function* asBytes(chunks: AsyncIterable<Uint8Array | string> | Iterable<string>) {
-  for await (const chunk of chunks) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-}
-
 /** The headers of a reply. */
 function replyHeaders(reply: ResultReply): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -34,20 +30,19 @@ function replyHeaders(reply: ResultReply): Record<string, string> {
 }
 
 /**
- * Puts a reply on the wire through Nest. A body is returned as a string (Nest sends it as it is, with the
- * type set here; a Buffer would be JSON-encoded as an array of bytes). A 304 and a stream are web
- * `Response`s: Nest applies their status and headers only once the first chunk exists, so an error while
- * the query starts is still answered by the error filter in the layout's shape.
+ * The reply as HTTP: a body in hand (sent at once, with no promise: the cached read is the most frequent
+ * request), a 304 with no body, or a stream whose status and headers wait for its first chunk, so an error
+ * while the query starts is still answered by the error filter in the layout's shape. `sendReply` writes
+ * it, on the fast route and on Nest's path alike.
  */
-export function toHttp(reply: ResultReply, response: Response): string | globalThis.Response {
+export function toHttp(reply: ResultReply): HttpReply {
   const headers = replyHeaders(reply);
   switch (reply.kind) {
     case 'body':
-      for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-      return reply.body;
+      return new HttpReply(200, headers, reply.body);
     case 'not-modified':
-      return new globalThis.Response(null, { status: 304, headers });
+      return new HttpReply(304, headers, null);
     case 'stream':
-      return new globalThis.Response(ReadableStream.from(asBytes(reply.chunks)), { headers });
+      return new HttpReply(200, headers, reply.chunks);
   }
 }

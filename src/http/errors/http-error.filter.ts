@@ -9,6 +9,7 @@ import { isLegacyPath } from '@/legacy/routes';
 import { JsonLogger } from '@/http/request/json-logger';
 import { requestIdOf } from '@/http/request/request-context';
 import { setSecurityHeaders } from '@/http/security-headers';
+import { HttpReply, sendReply } from '@/http/reply/http-reply';
 
 /**
  * The one place where errors become responses. Each layout has its own body shape; the layout is the
@@ -18,16 +19,11 @@ import { setSecurityHeaders } from '@/http/security-headers';
 export class HttpErrorFilter implements ExceptionFilter {
   constructor(@Inject(JsonLogger) private readonly logger: JsonLogger) {}
 
-  /**
-   * Returns null, not undefined: Nest's context machinery outside its router (which the fast routes use)
-   * reads undefined as "no filter handled it", then logs the error and throws it again.
-   */
-  catch(error: unknown, host: ArgumentsHost): null {
+  catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
     sendError(this.logger, methodNotAllowed(error, request, response) ?? error, request, response);
-    return null;
   }
 }
 
@@ -43,7 +39,9 @@ interface RouterLayer {
  * method from a wrong path.
  */
 function methodNotAllowed(error: unknown, request: Request, response: Response): unknown {
+  // A request Express routed has its route; one the fast route serves has neither route nor app.
   if (!(error instanceof NotFoundException) || request.route !== undefined) return undefined;
+  if (!(request as Partial<Request>).app) return undefined;
   const stack =
     (request.app as unknown as { router?: { stack: RouterLayer[] } }).router?.stack ?? [];
   const path = request.path;
@@ -73,7 +71,7 @@ function methodNotAllowed(error: unknown, request: Request, response: Response):
 
 /**
  * Answers an error in the shape of the request's layout. Works on Node's own request and response, so the
- * error handler of Express' body parsers (app.ts) answers exactly as routes do.
+ * error handler of Express' body parsers (app.ts) and the fast route answer exactly as routes do.
  */
 export function sendError(
   logger: JsonLogger,
@@ -117,8 +115,9 @@ export function sendError(
   const body = JSON.stringify(
     isLegacyPath(path) ? renderLegacy(reply, error) : renderCurrent(reply),
   );
-  response.statusCode = reply.status;
-  response.setHeader('Content-Type', 'application/json; charset=utf-8');
-  response.setHeader('Content-Length', Buffer.byteLength(body));
-  response.end(body);
+  // The writer of every reply, on Nest's path and the fast route's alike; a body in hand is sent at once.
+  void sendReply(
+    new HttpReply(reply.status, { 'Content-Type': 'application/json; charset=utf-8' }, body),
+    response,
+  );
 }

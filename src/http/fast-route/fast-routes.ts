@@ -1,35 +1,40 @@
-import { Injectable, RequestMethod, StreamableFile } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   HEADERS_METADATA,
-  HOST_METADATA,
   HTTP_CODE_METADATA,
   METHOD_METADATA,
-  REDIRECT_METADATA,
-  RENDER_METADATA,
+  PATH_METADATA,
   ROUTE_ARGS_METADATA,
-  SSE_METADATA,
-  VERSION_METADATA,
 } from '@nestjs/common/constants';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { ApplicationConfig, DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { RequestMethod } from '@nestjs/common';
+import {
+  ApplicationConfig,
+  DiscoveryService,
+  MetadataScanner,
+  ModulesContainer,
+} from '@nestjs/core';
+import type { ExceptionsHandler } from '@nestjs/core/exceptions/exceptions-handler';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { ExternalContextCreator } from '@nestjs/core/helpers/external-context-creator';
+import type { NestContainer } from '@nestjs/core/injector/container';
 import { RouteParamsFactory } from '@nestjs/core/router/route-params-factory';
+import type { RouterProxyCallback } from '@nestjs/core/router/router-proxy';
+import { RouterExceptionFilters } from '@nestjs/core/router/router-exception-filters';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FAST_ROUTE } from '@/http/fast-route/fast-route.decorator';
-import { sendError } from '@/http/errors/http-error.filter';
+import {
+  RouterLayer,
+  Surroundings,
+  enhancerProblem,
+  handlerProblem,
+  preceding,
+} from '@/http/fast-route/fast-route-checks';
+import { replyOf, sendReply } from '@/http/reply/http-reply';
 import { JsonLogger } from '@/http/request/json-logger';
 import { checkUrl } from '@/http/input/input-limits';
 import { RequestObserver, requestFinished, serveRequest } from '@/http/request/request-context';
 import { setSecurityHeaders } from '@/http/security-headers';
-
-/** What this module reads of Express 5's router (the `router` package) to match paths as Express does. */
-interface RouterLayer {
-  /** Mounted on `/`: matches every path. */
-  slash: boolean;
-  route?: { path: string; methods: Record<string, boolean | undefined>; stack: { name: string }[] };
-  match(path: string): { params: Record<string, string> } | false;
-}
 
 interface ExpressApp {
   router: { stack: RouterLayer[] };
@@ -46,13 +51,14 @@ type Handler = (request: Request, response: ServerResponse, next: () => void) =>
 
 /** A route served here: its layer in Express' router (to match paths) and the handler Nest made for it. */
 interface Served {
-  name: string;
   /** The route's template, as metrics and log lines name it (`/api/.../:dataset/results`). */
   template: string;
   layer: RouterLayer;
   /** Routes and middleware mounted on a path, registered earlier: a request they match goes to Express. */
   earlier: RouterLayer[];
   handler: Handler;
+  /** The route's exception filters, as Nest's router runs them. */
+  errors: ExceptionsHandler;
   status: number;
   headers: { name: string; value: string }[];
 }
@@ -90,25 +96,28 @@ const noNext = (): void => undefined;
  * Serves the GET routes marked `@FastRoute()` in front of Express' router and middleware. Profiling showed
  * them to be most of a cached dataset read's CPU time (Express' route walk, its request and response
  * objects, Nest's response controller and `res.send`: about 400 µs a request against 200 µs here), so the
- * most frequent request skips them, and nothing else does:
+ * most frequent request skips them, and nothing else does. It is a port with a contract, checked at start-up:
  *
  * - The handler is the controller method, run through Nest's own context machinery (`ExternalContextCreator`,
- *   the one Nest's microservices and GraphQL use): the global and route guards, interceptors, pipes,
- *   parameter decorators (built-in ones as Nest's router reads them) and exception filters, with an `http`
- *   execution context whose request and response are Node's own.
+ *   the one Nest's microservices and GraphQL use): the global and route guards, interceptors, pipes and
+ *   parameter decorators (built-in ones as Nest's router reads them), with an `http` execution context whose
+ *   request and response are Node's own; errors go to the route's exception filters as Nest's router hands
+ *   them over (`RouterExceptionFilters`).
+ * - The handler returns an `HttpReply` (or a value Nest would send as it is), which the one writer,
+ *   `sendReply`, sends here and on Nest's path alike; it takes no `@Req()` or `@Res()`.
  * - What the app's middleware does for every request is done here: the security headers, computed once
  *   (`http/security-headers.ts`), the request id and context, the log line and the metrics under the
  *   route's template (`http/request/request-context.ts`); Express' simple query parser
  *   (`node:querystring`) and its route parameters (the route's own layer matches the path).
- * - What the handler returns is written as Nest's Express adapter would: a string or an object, or a web
- *   `Response` (a 304, a stream) with back-pressure. An error before the first byte is answered by the one
- *   error mapping; one after it cuts the connection, as a truncated body must not look complete.
  *
- * Requests go on to Express untouched when they are not a GET of a fast route, when a route or middleware
- * mounted on a path and registered earlier would take them, when their path does not decode, when they carry
- * a body, and cross-origin requests when CORS is on (Express adds its headers). Start-up fails, naming the
- * route, on what cannot run here: a route that is not a GET or that Express does not have, `@Next()`,
- * `@Redirect()`, `@Render()`, `@Sse()`, host or version routing.
+ * Start-up fails, naming the route (method, path, handler) and the reason, on what cannot run here
+ * (`fast-route-checks.ts`): a route that is not a GET or that Express does not have, a parameter or
+ * decorator that needs Express (`@Req`, `@Res`, `@Next`, `@Ip`, `@Redirect`, `@Render`, `@Sse`, host or
+ * version routing...), a controller or enhancer whose dependency tree is not static, no exception filter
+ * that catches everything, and middleware before the route that applies to it and is not declared
+ * `fastRouteSafe`. Requests go on to Express untouched when they are not a GET of a fast route, when middleware
+ * mounted on a path or a route registered earlier matches them, when their path does not decode, when they
+ * carry a body, and cross-origin requests when CORS is on (Express adds its headers).
  */
 @Injectable()
 export class FastRoutes {
@@ -119,16 +128,33 @@ export class FastRoutes {
     private readonly scanner: MetadataScanner,
     private readonly nest: ApplicationConfig,
     private readonly contexts: ExternalContextCreator,
+    private readonly modules: ModulesContainer,
     private readonly logger: JsonLogger,
   ) {}
 
   /**
    * Puts the fast routes in front of the server's one request listener (Express). Call once the application
-   * is initialised (its routes registered) and before it listens.
+   * is initialised (its routes and middleware registered) and before it listens; throws on a route it
+   * cannot serve.
    */
   attach(app: NestExpressApplication, observe: RequestObserver, cors: boolean): void {
-    const express = app.getHttpAdapter().getInstance() as unknown as ExpressApp;
-    const served = this.marked().flatMap((route) => this.plan(express, route));
+    const adapter = app.getHttpAdapter() as unknown as {
+      getInstance(): ExpressApp;
+      onRequestHook?: unknown;
+      onResponseHook?: unknown;
+    };
+    const express = adapter.getInstance();
+    const around: Surroundings = {
+      adapterHooks: adapter.onRequestHook !== undefined || adapter.onResponseHook !== undefined,
+      cors,
+    };
+    // Nest's router builds its exception handlers so; they read only the container's modules.
+    const filters = new RouterExceptionFilters(
+      { getModules: () => this.modules } as unknown as NestContainer,
+      this.nest,
+      app.getHttpAdapter(),
+    );
+    const served = this.marked(express, around, filters);
     if (served.length === 0) return;
     const server = app.getHttpServer();
     const listeners = server.listeners('request');
@@ -146,12 +172,16 @@ export class FastRoutes {
     });
   }
 
-  /** The handlers marked `@FastRoute()`, checked, each with the handler Nest's context machinery makes. */
-  private marked(): Omit<Served, 'layer' | 'earlier' | 'template'>[] {
-    const routes: Omit<Served, 'layer' | 'earlier' | 'template'>[] = [];
+  /** The routes marked `@FastRoute()`, checked, each with the handler Nest's context machinery makes. */
+  private marked(
+    express: ExpressApp,
+    around: Surroundings,
+    filters: RouterExceptionFilters,
+  ): Served[] {
+    const served: Served[] = [];
     const params = new RouteParamsFactory();
     const paramsFactory = {
-      // Nest's router reads built-in parameters (`@Param`, `@Query`, `@Headers`, ...) from an object; the
+      // Nest's router reads built-in parameters (`@Param`, `@Query`, `@Headers`) from an object; the
       // context machinery hands over the handler's arguments.
       exchangeKeyForValue: (type: number, data: unknown, args: unknown[]) => {
         const [req, res, next] = args as [Request, ServerResponse, () => void];
@@ -162,40 +192,31 @@ export class FastRoutes {
         });
       },
     };
+    const stack = express.router.stack;
     for (const wrapper of this.discovery.getControllers()) {
-      const instance = wrapper.instance as Record<string, unknown> | undefined;
       const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
-      if (!instance || !controller) continue;
+      if (!controller) continue;
       const prototype = controller.prototype as Record<string, unknown>;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
         const callback = prototype[method] as (...args: unknown[]) => unknown;
         if (!Reflect.getMetadata(FAST_ROUTE, callback)) continue;
         const name = `${controller.name}.${method}`;
-        const refuse = (why: string) => new Error(`@FastRoute() on ${name}: ${why}`);
-        if (Reflect.getMetadata(METHOD_METADATA, callback) !== RequestMethod.GET) {
-          throw refuse('only GET routes can be fast');
-        }
-        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as object;
-        if (Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.NEXT}:`))) {
-          throw refuse('the handler takes @Next(), and there is no next route to call');
-        }
-        for (const [key, what] of [
-          [REDIRECT_METADATA, '@Redirect()'],
-          [RENDER_METADATA, '@Render()'],
-          [SSE_METADATA, '@Sse()'],
-        ]) {
-          if (Reflect.getMetadata(key, callback) !== undefined)
-            throw refuse(`${what} is not run here`);
-        }
-        if (Reflect.getMetadata(HOST_METADATA, controller) !== undefined) {
-          throw refuse('host routing is a filter of the Express router, which is skipped');
-        }
-        const versioned =
-          Reflect.getMetadata(VERSION_METADATA, controller) !== undefined ||
-          Reflect.getMetadata(VERSION_METADATA, callback) !== undefined;
-        if (versioned && this.nest.getVersioning()) {
-          throw refuse('versioning is a filter of the Express router, which is skipped');
-        }
+        // Express' layers of the route: Nest names each route's handler after its controller and method.
+        const layers = stack.flatMap((layer, index) =>
+          layer.route?.methods.get && layer.route.stack.some((entry) => entry.name === name)
+            ? [{ layer, index, template: layer.route.path }]
+            : [],
+        );
+        const route = layers.length
+          ? `GET ${layers.map(({ template }) => template).join(', ')}`
+          : `${RequestMethod[Reflect.getMetadata(METHOD_METADATA, callback) as number] ?? 'GET'} ${declaredPath(controller, callback)}`;
+        const refuse = (why: string) => new Error(`@FastRoute() on ${route} (${name}): ${why}`);
+        const problem =
+          handlerProblem(controller, method, callback, this.nest.getVersioning() !== undefined) ??
+          enhancerProblem(wrapper, method, callback, this.nest);
+        if (problem) throw refuse(problem);
+        if (layers.length === 0) throw refuse('not a route of Express');
+        const instance = wrapper.instance as object;
         const handler = this.contexts.create(
           instance,
           callback,
@@ -204,42 +225,26 @@ export class FastRoutes {
           paramsFactory,
           undefined,
           undefined,
-          { guards: true, interceptors: true, filters: true },
+          // The filters run as Nest's router runs them (`errors`), whatever they return.
+          { guards: true, interceptors: true, filters: false },
           'http',
         ) as Handler;
-        routes.push({
-          name,
-          handler,
-          status: (Reflect.getMetadata(HTTP_CODE_METADATA, callback) as number | undefined) ?? 200,
-          headers: (Reflect.getMetadata(HEADERS_METADATA, callback) ?? []) as Served['headers'],
-        });
+        const errors = filters.create(
+          instance,
+          callback as RouterProxyCallback,
+          wrapper.host?.token,
+        );
+        const status =
+          (Reflect.getMetadata(HTTP_CODE_METADATA, callback) as number | undefined) ?? 200;
+        const headers = (Reflect.getMetadata(HEADERS_METADATA, callback) ??
+          []) as Served['headers'];
+        for (const { layer, index, template } of layers) {
+          const { earlier, problem: before } = preceding(stack, index, template, around);
+          if (before) throw new Error(`@FastRoute() on GET ${template} (${name}): ${before}`);
+          served.push({ template, layer, earlier, handler, errors, status, headers });
+        }
       }
     }
-    return routes;
-  }
-
-  /** Where Express has the route, and what it would try first; throws when Express does not have it. */
-  private plan(
-    express: ExpressApp,
-    route: Omit<Served, 'layer' | 'earlier' | 'template'>,
-  ): Served[] {
-    const stack = express.router.stack;
-    const served: Served[] = [];
-    stack.forEach((layer, index) => {
-      const path = layer.route?.path;
-      if (!path || !layer.route?.methods.get) return;
-      if (!layer.route.stack.some((handler) => handler.name === route.name)) return;
-      const earlier = stack
-        .slice(0, index)
-        .filter((other) => (other.route ? other.route.methods.get : !other.slash));
-      const shadow = earlier.find((other) => other.route?.path === path);
-      if (shadow) {
-        throw new Error(`@FastRoute() on ${route.name} (GET ${path}): another route comes first`);
-      }
-      served.push({ ...route, template: path, layer, earlier });
-    });
-    if (served.length === 0)
-      throw new Error(`@FastRoute() on ${route.name}: not a route of Express`);
     return served;
   }
 
@@ -291,17 +296,12 @@ export class FastRoutes {
         request.query = checkUrl(request.url ?? '');
         response.statusCode = route.status;
         for (const { name, value } of route.headers) response.setHeader(name, value);
-        // Errors of the guards, pipes and handler are answered by the exception filters.
         const result: unknown = await route.handler(request, response, noNext);
-        // Unless an exception filter (or the handler itself) has answered.
-        if (!response.headersSent) {
-          if (result instanceof globalThis.Response) await writeWebResponse(result, response);
-          else write(result, response);
-        }
+        // A body in hand is sent with no promise; only a stream's is awaited.
+        const streaming = sendReply(replyOf(result, response.statusCode), response);
+        if (streaming) await streaming;
       } catch (error) {
-        // A filter that did not handle the error, or a stream that failed before its first byte; once the
-        // headers are out, the filter has answered or the stream has cut the connection.
-        if (!response.headersSent) sendError(this.logger, error, request, response);
+        this.answerError(route, error, request, response);
       }
       requestFinished(
         this.logger,
@@ -314,71 +314,37 @@ export class FastRoutes {
       );
     });
   }
-}
 
-/** Writes a handler's result (not a web `Response`) as Nest's Express adapter sends it. */
-function write(result: unknown, response: ServerResponse): void {
-  if (result instanceof StreamableFile) {
-    throw new Error('A fast route cannot send a StreamableFile: return a web Response');
-  }
-  let body: string;
-  if (result === undefined || result === null) body = '';
-  else if (typeof result === 'string') body = result;
-  else {
-    body = JSON.stringify(result);
-    response.setHeader('Content-Type', 'application/json; charset=utf-8');
-  }
-  if (!response.hasHeader('Content-Type')) {
-    response.setHeader('Content-Type', 'text/html; charset=utf-8');
-  }
-  response.setHeader('Content-Length', Buffer.byteLength(body));
-  response.end(body);
-}
-
-/**
- * A web `Response`: its status and headers win; its body is streamed with back-pressure. The headers go out
- * with the first chunk, so an error before it still rejects with nothing sent (the caller answers it).
- */
-async function writeWebResponse(
-  result: globalThis.Response,
-  response: ServerResponse,
-): Promise<void> {
-  const send = () => {
-    response.statusCode = result.status;
-    result.headers.forEach((value, name) => response.setHeader(name, value));
-  };
-  if (!result.body) {
-    send();
-    response.end();
-    return;
-  }
-  const reader = result.body.getReader();
-  try {
-    let step = await reader.read();
-    send();
+  /**
+   * Hands an error to the route's exception filters, as Nest's router does (`RouterProxy`). Start-up made
+   * sure one of them catches everything; should it throw in turn, the connection is cut rather than left
+   * hanging.
+   */
+  private answerError(
+    route: Served,
+    error: unknown,
+    request: Request,
+    response: ServerResponse,
+  ): void {
     try {
-      for (; !step.done; step = await reader.read()) {
-        if (response.destroyed) return;
-        if (!response.write(step.value)) await writable(response);
-      }
-      response.end();
+      // Nest's router hands its filters whatever was thrown, typed or not.
+      route.errors.next(error as Error, new ExecutionContextHost([request, response, noNext]));
     } catch {
       response.destroy();
     }
-  } finally {
-    await reader.cancel().catch(() => undefined);
   }
 }
 
-/** Resolves once the response drains, or closes (the client went away). */
-function writable(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
+/** The route's path as its decorators declare it, for a route Express does not have. */
+function declaredPath(controller: object, callback: object): string {
+  const first = (path: unknown) => (Array.isArray(path) ? (path[0] as unknown) : path);
+  const parts = [
+    first(Reflect.getMetadata(PATH_METADATA, controller)),
+    first(Reflect.getMetadata(PATH_METADATA, callback)),
+  ];
+  return `/${parts
+    .filter((part): part is string => typeof part === 'string')
+    .map((part) => part.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
 }
