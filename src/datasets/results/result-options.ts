@@ -1,6 +1,5 @@
 import { InvalidRequestError } from '@/core/errors';
-
-export type Orientation = 'records' | 'rows' | 'columns';
+import { DEFAULT_LIMIT, ORIENTATIONS, Orientation } from '@/core/result-builtins';
 
 /** The paging and shaping built-ins of dataset results and query-models. */
 export interface ResultOptions {
@@ -10,9 +9,6 @@ export interface ResultOptions {
   limit: number;
   offset: number;
 }
-
-const ORIENTATIONS: Orientation[] = ['records', 'rows', 'columns'];
-export const DEFAULT_LIMIT = 1000;
 
 function single(name: string, value: unknown): unknown {
   if (Array.isArray(value)) {
@@ -57,7 +53,10 @@ export function parseResultOptions(
   maxRows: number,
 ): ResultOptions {
   const orientation = single('x_orientation', builtins.x_orientation) ?? 'records';
-  if (typeof orientation !== 'string' || !ORIENTATIONS.includes(orientation as Orientation)) {
+  if (
+    typeof orientation !== 'string' ||
+    !(ORIENTATIONS as readonly string[]).includes(orientation)
+  ) {
     throw new InvalidRequestError(`x_orientation must be one of ${ORIENTATIONS.join(', ')}`);
   }
   return {
