@@ -62,7 +62,8 @@ export function parseResultOptions(
   return {
     orientation: orientation as Orientation,
     select: columnList(builtins.x_select),
-    limit: wholeNumber('x_limit', builtins.x_limit, DEFAULT_LIMIT, maxRows),
+    // Never past MAX_RESULT_ROWS, the default either (the document says so: openapi/selection-schemas.ts).
+    limit: wholeNumber('x_limit', builtins.x_limit, Math.min(DEFAULT_LIMIT, maxRows), maxRows),
     offset: wholeNumber('x_offset', builtins.x_offset, 0, Number.MAX_SAFE_INTEGER),
   };
 }
