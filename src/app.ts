@@ -1,6 +1,5 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { NextFunction, Request, Response } from 'express';
 import { AppModule } from '@/app.module';
 import { sendError } from '@/http/errors/http-error.filter';
@@ -18,19 +17,11 @@ import { MetricsService } from '@/metrics/metrics.service';
 import { AppConfig } from '@/config/config';
 import { SERVICE_VERSION } from '@/config/service-version';
 import { resolveSecrets } from '@/config/secrets';
-import type { Project } from '@/core/project/project';
-import { currentPath } from '@/http/routes';
 import { ServedProject } from '@/core/project/served-project';
-import { documentPasswordPolicy, userResponseSchemas, userSchemas } from '@/openapi/user-schemas';
-import { projectItemDocs, RESULT_SCHEMAS } from '@/openapi/item-paths';
-import { ADMIN_SCHEMAS } from '@/openapi/admin-schemas';
-import { CATALOG_SCHEMAS } from '@/openapi/catalog-schemas';
-import { documentServerRules, ERROR_SCHEMAS } from '@/openapi/common-schemas';
-import { PARAMETER_SCHEMAS } from '@/openapi/parameter-schemas';
+import { setUpDocs } from '@/openapi/openapi-document';
 import { FastRoutes } from '@/http/fast-route/fast-routes';
 import { fastRouteSafe } from '@/http/fast-route/fast-route-safe';
 import { securityHeaders } from '@/http/security-headers';
-import { swaggerUiPolicy } from '@/openapi/swagger-ui';
 
 /** Builds the application as `main.ts` serves it. */
 export async function createApp(
@@ -118,7 +109,11 @@ export async function configureApp(
   }
 
   // The document of the project served at start (its datasets' own paths included).
-  setUpDocs(app, app.get(ServedProject).current, config);
+  setUpDocs(app, app.get(ServedProject).current, {
+    version: SERVICE_VERSION,
+    maxResultRows: config.maxResultRows,
+    passwordMinLength: config.passwordMinLength,
+  });
   await app.init();
   // Routes marked @FastRoute() are served in front of Express' router and middleware (see FastRoutes).
   app.get(FastRoutes).attach(app, observe, config.corsOrigins.length > 0);
@@ -145,50 +140,4 @@ function onlyConditionalWithValidator(requestPrototype: Request): void {
       );
     },
   });
-}
-
-/**
- * Swagger UI at `/docs` and `P/docs`; the OpenAPI document at `/docs-json` and `P/docs-json`, which ReDoc
- * (DocsModule) draws too.
- */
-function setUpDocs(app: NestExpressApplication, project: Project, config: AppConfig): void {
-  const maxRows = config.maxResultRows;
-  // Without the leading slash, as SwaggerModule.setup takes paths.
-  const prefix = currentPath(project).slice(1);
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle(`Drey: ${project.label}`)
-      .setDescription(
-        `${project.description}\n\nSign in with the Authorize button (OAuth2 password flow on \`/${prefix}/login\`) or paste a bearer token. A method that a path does not take is answered 405 \`method_not_allowed\` with \`Allow\`.`,
-      )
-      .setVersion(SERVICE_VERSION)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
-      .addOAuth2(
-        { type: 'oauth2', flows: { password: { tokenUrl: `/${prefix}/login`, scopes: {} } } },
-        'login',
-      )
-      .build(),
-  );
-  // Schemas the decorators refer to by name, and each item's own paths and schemas.
-  const items = projectItemDocs(project, prefix, maxRows);
-  document.components = document.components ?? {};
-  document.components.schemas = {
-    ...document.components.schemas,
-    ...ERROR_SCHEMAS,
-    ...CATALOG_SCHEMAS,
-    ...PARAMETER_SCHEMAS,
-    ...RESULT_SCHEMAS,
-    ...ADMIN_SCHEMAS,
-    ...userSchemas(project.userFields),
-    ...userResponseSchemas(project.userFields),
-    ...items.schemas,
-  };
-  Object.assign(document.paths, items.paths);
-  documentServerRules(document, maxRows);
-  documentPasswordPolicy(document, config.passwordMinLength);
-  // Registered before Swagger UI's own routes, so they run first: the pages' policy in place of the API's.
-  app.use(['/docs', `/${prefix}/docs`], swaggerUiPolicy());
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
-  SwaggerModule.setup(`${prefix}/docs`, app, document, { jsonDocumentUrl: `${prefix}/docs-json` });
 }

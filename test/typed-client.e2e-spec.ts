@@ -8,9 +8,11 @@ import { ADMIN_PASSWORD, REPO_ROOT, TestServer, startServer } from './support/se
 import { TempDir, tempDir } from './support/services';
 
 /**
- * The OpenAPI document is what typed clients are generated from: test/typed-client/client.ts is written
- * against the types openapi-typescript generates from this server's /docs-json, type-checked with
- * `--strict` and run against the server; and real responses are checked against the document's schemas.
+ * The OpenAPI document is what typed clients are generated from: test/typed-client/client.ts (the example
+ * project's own paths) and generic-client.ts (the generic `{dataset}` and `{dashboard}` paths, as a client
+ * serving any project uses them) are written against the types openapi-typescript generates from this
+ * server's /docs-json, type-checked with `--strict` and run against the server; and real responses are
+ * checked against the document's schemas.
  */
 
 const run = promisify(execFile);
@@ -112,8 +114,8 @@ describe('the OpenAPI document and a client generated from it', () => {
     work?.remove();
   });
 
-  /** Generates the types, then type-checks and compiles the program; resolves with the script. */
-  async function compileClient(): Promise<string> {
+  /** Generates the types, then type-checks and compiles both programs; resolves with their folder. */
+  async function compileClients(): Promise<string> {
     const schema = join(work.path, 'docs.json');
     const types = join(work.path, 'api.d.ts');
     writeFileSync(schema, JSON.stringify(document));
@@ -144,23 +146,98 @@ describe('the OpenAPI document and a client generated from it', () => {
     expect(checked.code).toBe(0);
     // openapi-fetch is found through a node_modules beside the output (its CommonJS build).
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(out, 'node_modules'), 'dir');
-    return join(out, 'typed-client', 'client.js');
+    return join(out, 'typed-client');
   }
 
-  let client: string;
+  let clients: string;
 
-  it('generates types from /docs-json that the typed client type-checks against under --strict, and the client runs', async () => {
-    client = await compileClient();
-    const outcome = await node([client, t.url, ADMIN_PASSWORD]);
+  it('generates types from /docs-json that both typed clients type-check against under --strict, and the per-project client runs', async () => {
+    clients = await compileClients();
+    const outcome = await node([join(clients, 'client.js'), t.url, ADMIN_PASSWORD]);
     expect(outcome.output).toContain('typed client: every check passed');
     expect(outcome.code).toBe(0);
   }, 180000);
 
+  it('runs the generic client: results, parameters and a dashboard through the generic paths', async () => {
+    expect(clients).toBeDefined();
+    const outcome = await node([join(clients, 'generic-client.js'), t.url, ADMIN_PASSWORD]);
+    expect(outcome.output).toContain('generic typed client: every check passed');
+    expect(outcome.code).toBe(0);
+  }, 60000);
+
   it('exits non-zero when an answer is not the expected one', async () => {
-    expect(client).toBeDefined();
-    const outcome = await node([client, t.url, 'not-the-password']);
-    expect(outcome.code).not.toBe(0);
-    expect(outcome.output).toContain('unexpected answer: login answered 401');
+    expect(clients).toBeDefined();
+    for (const client of ['client.js', 'generic-client.js']) {
+      const outcome = await node([join(clients, client), t.url, 'not-the-password']);
+      expect(outcome.code).not.toBe(0);
+      expect(outcome.output).toContain('unexpected answer: login answered 401');
+    }
+  });
+
+  it('declares on each generic path the built-ins its operation takes, typed and bounded, and the selections as an open map', () => {
+    const current = '/api/service-v0/project/{project}/{version}';
+    const legacy = '/service-v0/{project}/{version}';
+    const results = ['x_orientation', 'x_select', 'x_limit', 'x_offset', 'x_verify_params'];
+    const refresh = ['x_parent_param', 'x_verify_params'];
+    const takes: [string, string[]][] = [
+      [`${current}/datasets/{dataset}/results`, results],
+      [`${current}/datasets/{dataset}/parameters`, refresh],
+      [`${current}/dashboards/{dashboard}/results`, ['x_verify_params']],
+      [`${current}/dashboards/{dashboard}/parameters`, refresh],
+      [`${current}/parameters`, refresh],
+      [`${legacy}/dataset/{name}`, ['x_verify_params']],
+      [`${legacy}/dataset/{name}/parameters`, refresh],
+      [`${legacy}/dashboard/{name}`, ['x_verify_params']],
+      [`${legacy}/dashboard/{name}/parameters`, refresh],
+    ];
+    for (const [template, builtIns] of takes) {
+      const { get, post } = document.paths[template];
+      const query: Json[] = get.parameters.filter((parameter: Json) => parameter.in === 'query');
+      expect({ template, query: query.map((parameter): unknown => parameter.name) }).toEqual({
+        template,
+        query: [...builtIns, 'selections'],
+      });
+      const selections = query.find((parameter: Json) => parameter.name === 'selections');
+      expect(selections).toMatchObject({ style: 'form', explode: true });
+      expect(selections.schema.additionalProperties).toEqual({
+        anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+      });
+      const body = post.requestBody.content['application/json'].schema;
+      expect({ template, body: Object.keys(body.properties) }).toEqual({
+        template,
+        body: builtIns,
+      });
+      expect(post.requestBody.required).toBe(false);
+      // The legacy layout reads any JSON value leniently; the current one only the forms of 4.4.
+      if (template.startsWith(legacy)) expect(body.additionalProperties).toBe(true);
+      else expect(body.additionalProperties.anyOf).toHaveLength(3);
+    }
+    const byName = (template: string): Record<string, Json> => {
+      const parameters: Json[] = document.paths[template].get.parameters;
+      return Object.fromEntries(
+        parameters.map((parameter): [string, Json] => [String(parameter.name), parameter.schema]),
+      );
+    };
+    const generic = byName(`${current}/datasets/{dataset}/results`);
+    expect(generic.x_orientation).toMatchObject({ enum: ['records', 'rows', 'columns'] });
+    expect(generic.x_limit).toMatchObject({ type: 'integer', minimum: 0, maximum: 100000 });
+    expect(generic.x_offset).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(generic.x_select).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(byName(`${current}/datasets/{dataset}/parameters`).x_parent_param).toMatchObject({
+      type: 'string',
+      minLength: 1,
+    });
+    for (const [template, schema] of [
+      [`${current}/datasets/{dataset}/parameters`, 'ParametersResponse'],
+      [`${current}/dashboards/{dashboard}/parameters`, 'ParametersResponse'],
+      [`${legacy}/dataset/{name}/parameters`, 'LegacyParametersResponse'],
+    ]) {
+      for (const method of ['get', 'post']) {
+        expect(
+          document.paths[template][method].responses['200'].content['application/json'].schema,
+        ).toEqual({ $ref: `#/components/schemas/${schema}` });
+      }
+    }
   });
 
   it('gives every response a schema, errors in the shape of their layout', () => {
@@ -269,6 +346,18 @@ describe('the OpenAPI document and a client generated from it', () => {
     });
     await expectDocumented('get', `${P}/tokens`, `${current}/tokens`, { token: user });
     await expectDocumented('get', `${P}/parameters`, `${current}/parameters`, { token: user });
+    await expectDocumented(
+      'get',
+      `${P}/datasets/expenses_grouped/parameters?group_by=trans`,
+      `${current}/datasets/{dataset}/parameters`,
+      { token: user },
+    );
+    await expectDocumented(
+      'post',
+      `${P}/dashboards/expenses_report/parameters`,
+      `${current}/dashboards/{dashboard}/parameters`,
+      { token: user, json: {} },
+    );
     await expectDocumented('get', `${P}/builds`, `${current}/builds`, { token: admin });
     await expectDocumented('post', `${P}/query-models`, `${current}/query-models`, {
       token: admin,

@@ -1,22 +1,14 @@
 import { Controller, Get, HttpCode, Param, Post, StreamableFile } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
+import { ApiErrors, ApiProjectPath, ApiOptionalToken, ApiSelections } from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { CURRENT } from '@/http/routes';
 import { Selections } from '@/http/input/selections.decorator';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardResult, toDashboardFile } from '@/dashboards/dashboards.mapper';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
-
-const SELECTIONS_BODY = {
-  schema: {
-    type: 'object',
-    additionalProperties: true,
-    description: 'Parameter selections by name, plus x_verify_params',
-  },
-};
 
 @ApiTags('dashboards')
 @ApiProjectPath()
@@ -31,6 +23,7 @@ export class DashboardsController {
   /** The dashboard for the given selections: an HTML page or a PNG image; its scope decides who may ask. */
   @Get('dashboards/:dashboard/results')
   @DashboardResult()
+  @ApiSelections('dashboardResults', 'get')
   async results(
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,
@@ -44,7 +37,7 @@ export class DashboardsController {
   @HttpCode(200)
   @ApiErrors(...BODY_ERRORS)
   @DashboardResult()
-  @ApiBody(SELECTIONS_BODY)
+  @ApiSelections('dashboardResults', 'post')
   resultsPost(
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,

@@ -1,8 +1,13 @@
 import { Controller, Get, HttpCode, Param, Post, StreamableFile } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
+import {
+  ApiLegacyErrors,
+  ApiProjectPath,
+  ApiOptionalToken,
+  ApiSelections,
+} from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/legacy/selections';
 import { LEGACY } from '@/legacy/routes';
@@ -24,6 +29,7 @@ export class DashboardsLegacyController {
   /** The dashboard as HTML or PNG (its result_format); hyphens accepted for underscores. */
   @Get('dashboard/:name')
   @DashboardResult()
+  @ApiSelections('legacyResults', 'get')
   async results(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
@@ -38,7 +44,7 @@ export class DashboardsLegacyController {
   @HttpCode(200)
   @ApiLegacyErrors(...BODY_ERRORS)
   @DashboardResult()
-  @ApiBody({ schema: { type: 'object', additionalProperties: true } })
+  @ApiSelections('legacyResults', 'post')
   resultsPost(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,

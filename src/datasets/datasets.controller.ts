@@ -1,8 +1,14 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiProduces, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiDatasetResult, ApiErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
+import {
+  ApiDatasetResult,
+  ApiErrors,
+  ApiProjectPath,
+  ApiOptionalToken,
+  ApiSelections,
+} from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { CURRENT } from '@/http/routes';
 import { FastRoute } from '@/http/fast-route/fast-route.decorator';
@@ -15,15 +21,6 @@ import { Wants } from '@/datasets/wants.decorator';
 import type { ReplyWants } from '@/datasets/datasets.service';
 import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
-
-const RESULTS_BODY = {
-  schema: {
-    type: 'object',
-    additionalProperties: true,
-    description:
-      'Parameter selections by name, plus x_orientation (records|rows|columns), x_select (array), x_limit, x_offset, x_verify_params',
-  },
-};
 
 /**
  * Results are JSON, with an ETag (GET answers `If-None-Match` with 304); `Accept: text/csv` or
@@ -45,6 +42,7 @@ export class DatasetsController {
   @Get('datasets/:dataset/results')
   @FastRoute()
   @ApiDatasetResult('current', true)
+  @ApiSelections('results', 'get')
   async results(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
@@ -59,7 +57,7 @@ export class DatasetsController {
   @HttpCode(200)
   @ApiDatasetResult('current', false)
   @ApiErrors(...BODY_ERRORS)
-  @ApiBody(RESULTS_BODY)
+  @ApiSelections('results', 'post')
   resultsPost(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiProduces, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
 import {
@@ -7,6 +7,7 @@ import {
   ApiLegacyErrors,
   ApiProjectPath,
   ApiOptionalToken,
+  ApiSelections,
 } from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/legacy/selections';
@@ -38,6 +39,7 @@ export class DatasetsLegacyController {
   @Get('dataset/:name')
   @FastRoute()
   @ApiDatasetResult('legacy', true)
+  @ApiSelections('legacyResults', 'get')
   async results(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
@@ -53,7 +55,7 @@ export class DatasetsLegacyController {
   @HttpCode(200)
   @ApiDatasetResult('legacy', false)
   @ApiLegacyErrors(...BODY_ERRORS)
-  @ApiBody({ schema: { type: 'object', additionalProperties: true } })
+  @ApiSelections('legacyResults', 'post')
   resultsPost(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,

@@ -9,6 +9,7 @@ import type {
   SchemaObject,
 } from '@nestjs/swagger';
 import { STATUS_OF } from '@/core/errors';
+import { DEFAULT_LIMIT } from '@/core/result-builtins';
 
 /**
  * Shared pieces of the OpenAPI document, free of decorators: schema references and the error bodies of
@@ -135,11 +136,22 @@ function operationsOf(document: OpenAPIObject): OperationObject[] {
   );
 }
 
+/** `x_limit`'s bounds and default under MAX_RESULT_ROWS (`parseResultOptions`). */
+function limitBounds(maxRows: number): SchemaObject {
+  return {
+    minimum: 0,
+    maximum: maxRows,
+    default: Math.min(DEFAULT_LIMIT, maxRows),
+    description: `Rows returned, up to ${maxRows} (MAX_RESULT_ROWS)`,
+  };
+}
+
 /**
  * Rules the server enforces that decorators cannot state, written into the finished document:
  * - a body of a `*Dto` class is validated with `forbidNonWhitelisted` (http/input/validation.ts), so its schema
  *   has `additionalProperties: false`;
- * - `x_limit` is at most `maxRows` (MAX_RESULT_ROWS, a setting) wherever it is taken.
+ * - `x_limit` is at most `maxRows` (MAX_RESULT_ROWS, a setting) wherever it is taken, and defaults to 1000 or
+ *   `maxRows` when that is lower.
  */
 export function documentServerRules(document: OpenAPIObject, maxRows: number): void {
   const schemas = (document.components?.schemas ?? {}) as Schemas;
@@ -151,11 +163,11 @@ export function documentServerRules(document: OpenAPIObject, maxRows: number): v
       if (name?.endsWith('Dto') && schemas[name]) schemas[name].additionalProperties = false;
       const properties = (media.schema as SchemaObject | undefined)?.properties;
       const limit = properties?.x_limit as SchemaObject | undefined;
-      if (limit) Object.assign(limit, { minimum: 0, maximum: maxRows });
+      if (limit) Object.assign(limit, limitBounds(maxRows));
     }
     for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
       if (parameter.in === 'query' && parameter.name === 'x_limit' && parameter.schema) {
-        Object.assign(parameter.schema, { minimum: 0, maximum: maxRows });
+        Object.assign(parameter.schema, limitBounds(maxRows));
       }
     }
   }

@@ -1,15 +1,24 @@
 import { applyDecorators } from '@nestjs/common';
 import {
   ApiBearerAuth,
+  ApiBody,
   ApiOAuth2,
   ApiOkResponse,
   ApiParam,
+  ApiQuery,
   ApiResponse,
   ApiSecurity,
 } from '@nestjs/swagger';
 import { ErrorStatus, errorResponse, Layout, ref } from '@/openapi/common-schemas';
+import {
+  builtInQuery,
+  builtInSchemas,
+  Operation,
+  selectionsBody,
+  selectionsQuery,
+} from '@/openapi/selection-schemas';
 
-/** Decorators of the OpenAPI document: what routes take and answer (schemas in `api-schemas.ts`). */
+/** Decorators of the OpenAPI document: what routes take and answer (schemas in `*-schemas.ts`). */
 
 /** The route takes a bearer token (Swagger UI's Authorize button fills it, through the login endpoint). */
 export const ApiToken = () => applyDecorators(ApiBearerAuth('bearer'), ApiOAuth2([], 'login'));
@@ -86,3 +95,21 @@ export const ApiDatasetResult = (layout: Layout, get: boolean) =>
         ]
       : []),
   );
+
+/**
+ * What a generic selection endpoint (`{dataset}`, `{dashboard}`, the legacy `{name}`, `P/parameters`) takes:
+ * the built-ins of its operation, typed and bounded, and the selections as an open map (selection-schemas.ts).
+ * On GET they are query parameters; on POST one JSON body, which may be left out (no selections).
+ */
+export const ApiSelections = (operation: Operation, method: 'get' | 'post') => {
+  const builtIns = builtInSchemas(operation);
+  const legacy = operation.startsWith('legacy');
+  if (method === 'post') {
+    return ApiBody({ required: false, schema: selectionsBody(builtIns, legacy) });
+  }
+  return applyDecorators(
+    ...[...builtInQuery(builtIns), selectionsQuery(legacy)].map(
+      ({ in: _in, name, schema = {}, ...options }) => ApiQuery({ ...options, name, schema }),
+    ),
+  );
+};

@@ -14,7 +14,9 @@ import {
   ref,
   Schemas,
 } from '@/openapi/common-schemas';
+import { builtInQuery, builtInSchemas } from '@/openapi/selection-schemas';
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
+import { ORIENTATIONS } from '@/core/result-builtins';
 import type { ColumnSpec, ColumnType, DatasetSpec, Project, Scope } from '@/core/project/project';
 import { findModel } from '@/core/project/project';
 
@@ -36,7 +38,6 @@ const COLUMN_TYPES: ColumnType[] = [
   'datetime',
   'time',
 ];
-const ORIENTATIONS = ['records', 'rows', 'columns'];
 
 /** The JSON value of a cell of each column type; NULL is `null` (decisions.md, "Results"). */
 function cellSchema(type: ColumnType | undefined): Schema {
@@ -107,7 +108,7 @@ function resultSchema(
         required: ['num_rows', 'orientation'],
         properties: {
           num_rows: { type: 'integer', description: 'Rows in this response' },
-          orientation: { type: 'string', enum: ORIENTATIONS },
+          orientation: { type: 'string', enum: [...ORIENTATIONS] },
         },
       },
       data: {
@@ -244,48 +245,6 @@ function withDisabling(schema: SchemaObject, definition: ParameterDefinition): S
   return { ...schema, ...extension };
 }
 
-/** `x_` built-ins of results (interface 4.3): the query parameter and the JSON body key. */
-function resultBuiltIns(columns: string[], maxRows: number): Record<string, SchemaObject> {
-  return {
-    x_orientation: { type: 'string', enum: ORIENTATIONS, default: 'records' },
-    x_select: {
-      type: 'array',
-      items: columns.length > 0 ? { type: 'string', enum: columns } : { type: 'string' },
-      description: 'Columns to include (default: all)',
-    },
-    x_limit: {
-      type: 'integer',
-      minimum: 0,
-      maximum: maxRows,
-      default: Math.min(1000, maxRows),
-      description: `Rows returned, up to ${maxRows} (MAX_RESULT_ROWS)`,
-    },
-    x_offset: { type: 'integer', minimum: 0, default: 0, description: 'Rows skipped' },
-    x_verify_params: {
-      type: 'boolean',
-      description: 'When true, a name the endpoint does not take is a 400 unknown_parameter',
-    },
-  };
-}
-
-/** Built-ins whose empty query value (`x_limit=`) is read as not given: their default. */
-const EMPTY_IS_DEFAULT = new Set(['x_select', 'x_limit', 'x_offset']);
-
-/** `x_` built-ins of parameters endpoints (interface 4.5). */
-function parametersBuiltIns(names: string[]): Record<string, SchemaObject> {
-  return {
-    x_parent_param: {
-      type: 'string',
-      ...(names.length > 0 ? { enum: names } : {}),
-      description: 'The parameter whose change triggered the refresh',
-    },
-    x_verify_params: {
-      type: 'boolean',
-      description: 'When true, a name the endpoint does not take is a 400 unknown_parameter',
-    },
-  };
-}
-
 function queryParameters(
   definitions: ParameterDefinition[],
   builtIns: Record<string, SchemaObject>,
@@ -301,15 +260,7 @@ function queryParameters(
       ...(schema.type === 'array' ? { explode: true } : {}),
     };
   });
-  const builtIn = Object.entries(builtIns).map(([name, schema]): ParameterObject => ({
-    name,
-    in: 'query',
-    required: false,
-    schema,
-    ...(schema.type === 'array' ? { explode: true } : {}),
-    ...(EMPTY_IS_DEFAULT.has(name) ? { allowEmptyValue: true } : {}),
-  }));
-  return [...own, ...builtIn];
+  return [...own, ...builtInQuery(builtIns)];
 }
 
 function bodyOf(
@@ -446,7 +397,7 @@ function parametersPath(
   common: Partial<OperationObject>,
   schema: ReferenceObject,
 ): PathItemObject {
-  const refresh = parametersBuiltIns(item.parameters);
+  const refresh = builtInSchemas('parameters', { parameters: item.parameters });
   const responses = (get: boolean): ResponsesObject => ({
     '200': {
       description: `The parameters of ${item.label}, evaluated with the selections`,
@@ -491,10 +442,10 @@ export function projectItemDocs(project: Project, prefix: string, maxRows: numbe
     const definitions = definitionsOf(dataset.parameters);
     const name = (part: string) => schemaName('datasets', dataset.name, part);
     schemas = { ...schemas, ...datasetSchemas(dataset, columns) };
-    const results = resultBuiltIns(
-      columns.map((column) => column.name),
+    const results = builtInSchemas('results', {
       maxRows,
-    );
+      columns: columns.map((column) => column.name),
+    });
     const common = {
       tags: ['datasets (this project)'],
       description: dataset.description,
@@ -541,7 +492,7 @@ export function projectItemDocs(project: Project, prefix: string, maxRows: numbe
 
   for (const dashboard of project.dashboards) {
     const definitions = definitionsOf(dashboard.parameters);
-    const verify = { x_verify_params: parametersBuiltIns([]).x_verify_params };
+    const verify = builtInSchemas('dashboardResults');
     const common = {
       tags: ['dashboards (this project)'],
       description: dashboard.description,

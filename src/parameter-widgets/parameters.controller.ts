@@ -1,8 +1,15 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiErrors, ApiJson, ApiProjectPath, ApiOptionalToken, ApiToken } from '@/openapi/decorators';
+import {
+  ApiErrors,
+  ApiJson,
+  ApiProjectPath,
+  ApiOptionalToken,
+  ApiSelections,
+  ApiToken,
+} from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { CURRENT } from '@/http/routes';
 import { Selections } from '@/http/input/selections.decorator';
@@ -13,23 +20,17 @@ import type { WidgetJson } from '@/core/parameters/widget-json';
 
 type Response = { parameters: WidgetJson[] };
 
-const SELECTIONS_BODY = {
-  schema: {
-    type: 'object',
-    description:
-      'Parameter selections by name (string, array of ids, "YYYY-MM-DD", [start, end], number or string), plus x_parent_param and x_verify_params',
-    additionalProperties: true,
-  },
-};
+const PARAMETERS = 'ParametersResponse';
+const ANSWER = 'The parameters, evaluated with the selections';
 
 /**
  * Each GET has a POST twin that takes the selections as a JSON body (`@Selections()` reads either) and
- * runs the GET's handler.
+ * runs the GET's handler. `@ApiJson` is on each handler, not the class: the Swagger plugin's own entry for
+ * the handler's return type (a bare object) would stand in its place.
  */
 @ApiTags('parameters')
 @ApiProjectPath()
 @ApiErrors(...COMMON_ERRORS, 400, 403)
-@ApiJson('ParametersResponse', 'The parameters, evaluated with the selections')
 @Controller(CURRENT)
 export class ParametersController {
   constructor(private readonly widgets: ParameterWidgetsService) {}
@@ -37,6 +38,8 @@ export class ParametersController {
   /** Every parameter of the project, evaluated with the given selections (cascading). */
   @ApiToken()
   @Get('parameters')
+  @ApiJson(PARAMETERS, ANSWER)
+  @ApiSelections('parameters', 'get')
   async project(
     @CurrentCaller() caller: Caller,
     @Selections() request: ParameterRequest,
@@ -47,7 +50,8 @@ export class ParametersController {
   @ApiToken()
   @Post('parameters')
   @HttpCode(200)
-  @ApiBody(SELECTIONS_BODY)
+  @ApiJson(PARAMETERS, ANSWER)
+  @ApiSelections('parameters', 'post')
   @ApiErrors(...BODY_ERRORS)
   projectPost(
     @CurrentCaller() caller: Caller,
@@ -60,6 +64,8 @@ export class ParametersController {
   @OptionalAuth()
   @ApiOptionalToken()
   @Get('datasets/:dataset/parameters')
+  @ApiJson(PARAMETERS, ANSWER)
+  @ApiSelections('parameters', 'get')
   async dataset(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
@@ -72,7 +78,8 @@ export class ParametersController {
   @ApiOptionalToken()
   @Post('datasets/:dataset/parameters')
   @HttpCode(200)
-  @ApiBody(SELECTIONS_BODY)
+  @ApiJson(PARAMETERS, ANSWER)
+  @ApiSelections('parameters', 'post')
   @ApiErrors(...BODY_ERRORS)
   datasetPost(
     @CurrentCaller() caller: Caller,
@@ -86,6 +93,8 @@ export class ParametersController {
   @OptionalAuth()
   @ApiOptionalToken()
   @Get('dashboards/:dashboard/parameters')
+  @ApiJson(PARAMETERS, ANSWER)
+  @ApiSelections('parameters', 'get')
   async dashboard(
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,
@@ -98,7 +107,8 @@ export class ParametersController {
   @ApiOptionalToken()
   @Post('dashboards/:dashboard/parameters')
   @HttpCode(200)
-  @ApiBody(SELECTIONS_BODY)
+  @ApiJson(PARAMETERS, ANSWER)
+  @ApiSelections('parameters', 'post')
   @ApiErrors(...BODY_ERRORS)
   dashboardPost(
     @CurrentCaller() caller: Caller,

@@ -1,8 +1,14 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
-import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
+import {
+  ApiJson,
+  ApiLegacyErrors,
+  ApiProjectPath,
+  ApiOptionalToken,
+  ApiSelections,
+} from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { LEGACY_SELECTIONS, hyphensForUnderscores } from '@/legacy/selections';
 import { LEGACY } from '@/legacy/routes';
@@ -12,23 +18,26 @@ import { ParameterWidgetsService } from '@/parameter-widgets/parameter-widgets.s
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 type Response = { parameters: object[] };
-const BODY = {
-  schema: { type: 'object', additionalProperties: true, description: 'At most one selection' },
-};
+const PARAMETERS = 'LegacyParametersResponse';
+const ANSWER = 'The parameters, evaluated with the selection (at most one)';
 
-/** Each GET has a POST twin that takes the selections as a JSON body and runs the GET's handler. */
+/**
+ * Each GET has a POST twin that takes the selections as a JSON body and runs the GET's handler. `@ApiJson`
+ * is on each handler, as in ParametersController.
+ */
 @ApiTags('legacy')
 @ApiProjectPath()
 @ApiOptionalToken()
 @OptionalAuth()
 @ApiLegacyErrors(...COMMON_ERRORS, 400, 403)
-@ApiJson('LegacyParametersResponse', 'The parameters, evaluated with the selection')
 @Controller(LEGACY)
 export class ParametersLegacyController {
   constructor(private readonly widgets: ParameterWidgetsService) {}
 
   /** A dataset's parameters (at most one selection; hyphens accepted for underscores). */
   @Get('dataset/:name/parameters')
+  @ApiJson(PARAMETERS, ANSWER)
+  @ApiSelections('legacyParameters', 'get')
   async dataset(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
@@ -42,7 +51,8 @@ export class ParametersLegacyController {
 
   @Post('dataset/:name/parameters')
   @HttpCode(200)
-  @ApiBody(BODY)
+  @ApiJson(PARAMETERS, ANSWER)
+  @ApiSelections('legacyParameters', 'post')
   @ApiLegacyErrors(...BODY_ERRORS)
   datasetPost(
     @CurrentCaller() caller: Caller,
@@ -54,6 +64,8 @@ export class ParametersLegacyController {
 
   /** A dashboard's parameters (at most one selection; hyphens accepted for underscores). */
   @Get('dashboard/:name/parameters')
+  @ApiJson(PARAMETERS, ANSWER)
+  @ApiSelections('legacyParameters', 'get')
   async dashboard(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
@@ -67,7 +79,8 @@ export class ParametersLegacyController {
 
   @Post('dashboard/:name/parameters')
   @HttpCode(200)
-  @ApiBody(BODY)
+  @ApiJson(PARAMETERS, ANSWER)
+  @ApiSelections('legacyParameters', 'post')
   @ApiLegacyErrors(...BODY_ERRORS)
   dashboardPost(
     @CurrentCaller() caller: Caller,

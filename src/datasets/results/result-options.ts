@@ -1,6 +1,5 @@
 import { InvalidRequestError } from '@/core/errors';
-
-export type Orientation = 'records' | 'rows' | 'columns';
+import { DEFAULT_LIMIT, ORIENTATIONS, Orientation } from '@/core/result-builtins';
 
 /** The paging and shaping built-ins of dataset results and query-models. */
 export interface ResultOptions {
@@ -10,9 +9,6 @@ export interface ResultOptions {
   limit: number;
   offset: number;
 }
-
-const ORIENTATIONS: Orientation[] = ['records', 'rows', 'columns'];
-export const DEFAULT_LIMIT = 1000;
 
 function single(name: string, value: unknown): unknown {
   if (Array.isArray(value)) {
@@ -57,13 +53,17 @@ export function parseResultOptions(
   maxRows: number,
 ): ResultOptions {
   const orientation = single('x_orientation', builtins.x_orientation) ?? 'records';
-  if (typeof orientation !== 'string' || !ORIENTATIONS.includes(orientation as Orientation)) {
+  if (
+    typeof orientation !== 'string' ||
+    !(ORIENTATIONS as readonly string[]).includes(orientation)
+  ) {
     throw new InvalidRequestError(`x_orientation must be one of ${ORIENTATIONS.join(', ')}`);
   }
   return {
     orientation: orientation as Orientation,
     select: columnList(builtins.x_select),
-    limit: wholeNumber('x_limit', builtins.x_limit, DEFAULT_LIMIT, maxRows),
+    // Never past MAX_RESULT_ROWS, the default either (the document says so: openapi/selection-schemas.ts).
+    limit: wholeNumber('x_limit', builtins.x_limit, Math.min(DEFAULT_LIMIT, maxRows), maxRows),
     offset: wholeNumber('x_offset', builtins.x_offset, 0, Number.MAX_SAFE_INTEGER),
   };
 }

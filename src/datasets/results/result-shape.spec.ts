@@ -26,6 +26,8 @@ describe('parseResultOptions', () => {
       limit: 1000,
       offset: 0,
     });
+    // Below 1000 rows, MAX_RESULT_ROWS is the default: the default was 1000, past the maximum.
+    expect(parseResultOptions({}, 500).limit).toBe(500);
   });
   it('reads GET strings and POST values alike', () => {
     const get = parseResultOptions(

@@ -1,0 +1,168 @@
+import type { ParameterObject, SchemaObject } from '@nestjs/swagger';
+import { DEFAULT_LIMIT, ORIENTATIONS } from '@/core/result-builtins';
+
+/**
+ * What the selection endpoints take (interface 4.3 to 4.5), for the generic paths (`{dataset}`, `{dashboard}`,
+ * the legacy `{name}`) and for each item's own: the `x_` built-ins of each operation with their types and
+ * bounds, and the selections. On a generic path the parameters are not known, so the selections are an open
+ * map; on an item's own path (item-paths.ts) each parameter is a property of its own.
+ */
+
+/** The `x_` built-ins, each the same wherever it is taken; an item's own path narrows some (`enum`). */
+export type BuiltIn =
+  'x_orientation' | 'x_select' | 'x_limit' | 'x_offset' | 'x_verify_params' | 'x_parent_param';
+
+/**
+ * The built-ins each kind of operation reads; any other `x_` name is ignored. The legacy results read only
+ * `x_verify_params` (the 0.4 service had no paging: `legacyResultWants`); the legacy parameters take
+ * `x_parent_param` as the current ones do, hyphens for underscores included.
+ */
+export const TAKES = {
+  results: ['x_orientation', 'x_select', 'x_limit', 'x_offset', 'x_verify_params'],
+  parameters: ['x_parent_param', 'x_verify_params'],
+  dashboardResults: ['x_verify_params'],
+  legacyResults: ['x_verify_params'],
+  legacyParameters: ['x_parent_param', 'x_verify_params'],
+} as const satisfies Record<string, readonly BuiltIn[]>;
+
+export type Operation = keyof typeof TAKES;
+
+/**
+ * Bounds that come from the server's settings: MAX_RESULT_ROWS caps `x_limit` (and its default). Without
+ * them, as in a decorator, `documentServerRules` writes them into the finished document.
+ */
+export interface BuiltInBounds {
+  maxRows?: number;
+  /** An item's column names: the values `x_select` may list. */
+  columns?: string[];
+  /** An item's parameter names: the values `x_parent_param` may take. */
+  parameters?: string[];
+}
+
+function builtInSchema(name: BuiltIn, bounds: BuiltInBounds, legacy: boolean): SchemaObject {
+  const { maxRows, columns = [], parameters = [] } = bounds;
+  switch (name) {
+    case 'x_orientation':
+      return { type: 'string', enum: [...ORIENTATIONS], default: ORIENTATIONS[0] };
+    case 'x_select':
+      return {
+        type: 'array',
+        items:
+          columns.length > 0 ? { type: 'string', enum: columns } : { type: 'string', minLength: 1 },
+        description: 'Columns to include (default: all)',
+      };
+    case 'x_limit':
+      return {
+        type: 'integer',
+        minimum: 0,
+        ...(maxRows === undefined ? {} : { maximum: maxRows }),
+        default: maxRows === undefined ? DEFAULT_LIMIT : Math.min(DEFAULT_LIMIT, maxRows),
+        description: `Rows returned, up to ${maxRows ?? 'MAX_RESULT_ROWS'}${maxRows === undefined ? '' : ' (MAX_RESULT_ROWS)'}`,
+      };
+    case 'x_offset':
+      return {
+        type: 'integer',
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        default: 0,
+        description: 'Rows skipped',
+      };
+    case 'x_verify_params':
+      return {
+        type: 'boolean',
+        description: 'When true, a name the endpoint does not take is a 400 unknown_parameter',
+      };
+    case 'x_parent_param':
+      return {
+        type: 'string',
+        // The current layout refuses an empty trigger; the legacy one reads it as none (selection-request.ts).
+        ...(parameters.length > 0 ? { enum: parameters } : legacy ? {} : { minLength: 1 }),
+        description: legacy
+          ? 'The parameter whose change triggered the refresh (hyphens for underscores accepted)'
+          : 'The parameter whose change triggered the refresh',
+      };
+  }
+}
+
+/** The built-ins of an operation by name, with their schemas. */
+export function builtInSchemas(
+  operation: Operation,
+  bounds: BuiltInBounds = {},
+): Record<string, SchemaObject> {
+  const legacy = operation.startsWith('legacy');
+  return Object.fromEntries(
+    TAKES[operation].map((name) => [name, builtInSchema(name, bounds, legacy)]),
+  );
+}
+
+/** Built-ins whose empty query value (`x_limit=`) is read as not given: their default. */
+const EMPTY_IS_DEFAULT = new Set(['x_select', 'x_limit', 'x_offset']);
+
+/** The built-ins as query parameters of a GET: arrays as the name repeated. */
+export function builtInQuery(builtIns: Record<string, SchemaObject>): ParameterObject[] {
+  return Object.entries(builtIns).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+    ...(schema.type === 'array' ? { explode: true } : {}),
+    ...(EMPTY_IS_DEFAULT.has(name) ? { allowEmptyValue: true } : {}),
+  }));
+}
+
+/** A selection on GET: one value, or the name repeated once per value (interface 4.4). */
+const QUERY_SELECTION: SchemaObject = {
+  anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+};
+
+/**
+ * A selection in a JSON body of the current layout: a string (an id, a date, a text, a number as text), a
+ * number, or an array of those (ids, a range); null selects nothing. The body reader refuses any other
+ * value, for a name the endpoint does not take too (`parseBodySelections`), so the map is exact.
+ */
+const JSON_SELECTION: SchemaObject = {
+  anyOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }] } },
+  ],
+  nullable: true,
+};
+
+/**
+ * The selections of a generic GET as one query parameter: an object whose entries become `name=value`
+ * (`style: form, explode: true`), an array value the name repeated. Its own name never reaches the server.
+ */
+export function selectionsQuery(legacy: boolean): ParameterObject {
+  return {
+    name: 'selections',
+    in: 'query',
+    required: false,
+    style: 'form',
+    explode: true,
+    description: legacy
+      ? 'Parameter selections by name, each one value or the name repeated; hyphens may stand for underscores, and lists may be one comma-joined value'
+      : 'Parameter selections by name (interface 4.4): one value, or the name repeated once per value',
+    schema: { type: 'object', additionalProperties: QUERY_SELECTION },
+  };
+}
+
+/**
+ * The JSON body of a generic POST: the operation's built-ins (null is the same as leaving one out) and the
+ * selections by name. The legacy layout reads any JSON value leniently (interface 4.4), so its map is open.
+ */
+export function selectionsBody(
+  builtIns: Record<string, SchemaObject>,
+  legacy: boolean,
+): SchemaObject {
+  return {
+    type: 'object',
+    description: legacy
+      ? 'Parameter selections by name, any JSON value read leniently (comma-joined or JSON-list strings, numbers)'
+      : 'Parameter selections by name, and the built-ins; a null value is the same as leaving the key out',
+    properties: Object.fromEntries(
+      Object.entries(builtIns).map(([name, schema]) => [name, { ...schema, nullable: true }]),
+    ),
+    additionalProperties: legacy ? true : JSON_SELECTION,
+  };
+}
