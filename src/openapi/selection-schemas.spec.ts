@@ -1,4 +1,3 @@
-import type { SchemaObject } from '@nestjs/swagger';
 import {
   builtInQuery,
   builtInSchemas,
@@ -6,18 +5,6 @@ import {
   selectionsQuery,
 } from '@/openapi/selection-schemas';
 import { parseBodySelections } from '@/core/parameters/selection-request';
-
-/** Whether a JSON value fits a schema of the few keywords the selections' map uses. */
-function fits(schema: SchemaObject, value: unknown): boolean {
-  if (value === null) return schema.nullable === true;
-  if (schema.anyOf) return schema.anyOf.some((part) => fits(part as SchemaObject, value));
-  if (schema.type === 'string') return typeof value === 'string';
-  if (schema.type === 'number') return typeof value === 'number';
-  if (schema.type === 'array') {
-    return Array.isArray(value) && value.every((item) => fits(schema.items as SchemaObject, item));
-  }
-  throw new Error(`not used by the selections: ${JSON.stringify(schema)}`);
-}
 
 describe('the built-ins of each operation', () => {
   it('bound x_limit by MAX_RESULT_ROWS, its default too, and x_offset by the safe integers', () => {
@@ -76,32 +63,15 @@ describe('the selections of a generic path', () => {
     });
   });
 
-  it("in a current layout's body, take exactly the values the body reader takes", () => {
+  it("in a current layout's body, are an open map: a name that is no parameter is ignored whatever its value", () => {
     const body = selectionsBody(builtInSchemas('results'), false);
-    const selection = body.additionalProperties as SchemaObject;
-    const values: unknown[] = [
-      'x',
-      '',
-      2.5,
-      ['0', 1],
-      [],
-      null,
-      true,
-      { id: '0' },
-      ['0', null],
-      [['0']],
-      [true],
-    ];
-    for (const value of values) {
-      let read: boolean;
-      try {
-        parseBodySelections({ any_name: value });
-        read = true;
-      } catch {
-        read = false;
-      }
-      expect({ value, documented: fits(selection, value) }).toEqual({ value, documented: read });
+    expect(body.additionalProperties).toBe(true);
+    // The service reads such a body: it refuses a bad value of one of the endpoint's parameters only
+    // (decisions.md, "Parameters"), so the document may not forbid these.
+    for (const value of ['x', 2.5, ['0', 1], null, true, { id: '0' }, [['0']]]) {
+      expect(() => parseBodySelections({ not_a_parameter: value })).not.toThrow();
     }
+    expect(body.description).toMatch(/a string, a number or an array of those/);
     expect(body.properties?.x_limit).toMatchObject({ type: 'integer', nullable: true });
   });
 

@@ -117,17 +117,13 @@ const QUERY_SELECTION: SchemaObject = {
 
 /**
  * A selection in a JSON body of the current layout: a string (an id, a date, a text, a number as text), a
- * number, or an array of those (ids, a range); null selects nothing. The body reader refuses any other
- * value, for a name the endpoint does not take too (`parseBodySelections`), so the map is exact.
+ * number, or an array of those (ids, a range); null selects nothing. Stated as the description of an open
+ * map, not as its schema: a name that is not one of the endpoint's parameters is ignored whatever its value
+ * (decisions.md, "Parameters"), so a schema of those forms would forbid bodies the service accepts. Each
+ * item's own paths (item-paths.ts) state its parameters exactly.
  */
-const JSON_SELECTION: SchemaObject = {
-  anyOf: [
-    { type: 'string' },
-    { type: 'number' },
-    { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }] } },
-  ],
-  nullable: true,
-};
+const JSON_SELECTIONS_DESCRIPTION =
+  "Parameter selections by name: a string, a number or an array of those, null selecting nothing; names that are not the endpoint's parameters are ignored (with x_verify_params=true, refused). A null built-in is the same as leaving it out";
 
 /**
  * The selections of a generic GET as one query parameter: an object whose entries become `name=value`
@@ -159,10 +155,10 @@ export function selectionsBody(
     type: 'object',
     description: legacy
       ? 'Parameter selections by name, any JSON value read leniently (comma-joined or JSON-list strings, numbers)'
-      : 'Parameter selections by name, and the built-ins; a null value is the same as leaving the key out',
+      : JSON_SELECTIONS_DESCRIPTION,
     properties: Object.fromEntries(
       Object.entries(builtIns).map(([name, schema]) => [name, { ...schema, nullable: true }]),
     ),
-    additionalProperties: legacy ? true : JSON_SELECTION,
+    additionalProperties: true,
   };
 }

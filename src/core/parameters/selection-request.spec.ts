@@ -121,26 +121,6 @@ describe('parseBodySelections', () => {
     }
   });
 
-  it('refuses, in the current layout, a selection in no JSON form of interface 4.4, whatever its name', () => {
-    for (const value of [true, { a: '1' }, ['0', null], [['0']], [false]]) {
-      expect(() => parseBodySelections({ not_a_parameter: value })).toThrow(
-        expect.objectContaining({
-          code: 'invalid_parameter_selection',
-          message: expect.stringContaining(
-            'Parameter "not_a_parameter": expects a string, a number',
-          ),
-        }),
-      );
-    }
-    const forms = { a: 'x', b: 1.5, c: ['0', 1], d: [], e: null };
-    expect([...parseBodySelections(forms).selections.keys()]).toEqual(['a', 'b', 'c', 'd']);
-    // The legacy layout reads any JSON value leniently, as the 0.4 service did.
-    expect(parseBodySelections({ flag: true }, SNAKE).selections.get('flag')).toEqual({
-      source: 'body',
-      value: true,
-    });
-  });
-
   it('keeps a key named __proto__ as a plain selection', () => {
     const request = parseBodySelections(JSON.parse('{"__proto__": "x"}'));
     expect(request.selections.get('__proto__')).toEqual({ source: 'body', value: 'x' });

@@ -1,6 +1,5 @@
 import { InvalidRequestError } from '@/core/errors';
-import { InvalidSelectionError, invalidSelection } from '@/core/parameters/parameter-errors';
-import { shown } from '@/core/parameters/raw-values';
+import { InvalidSelectionError } from '@/core/parameters/parameter-errors';
 
 /**
  * A parameters, results or query-models request as the parameters domain reads it. Selections stay raw: what
@@ -81,10 +80,7 @@ export function parseBodySelections(
   const entries = Object.entries(body as Record<string, unknown>).filter(
     ([, value]) => value !== null,
   );
-  if (reading.forms === 'strict') {
-    checkJsonBuiltins(Object.fromEntries(entries));
-    checkJsonSelections(entries);
-  }
+  if (reading.forms === 'strict') checkJsonBuiltins(Object.fromEntries(entries));
   return build(entries, reading, (value) => ({ source: 'body', value }));
 }
 
@@ -127,24 +123,6 @@ export function checkJsonBuiltins(builtins: Record<string, unknown>): void {
     typeof x_verify_params !== 'boolean'
   ) {
     throw wrong('x_verify_params', 'true or false');
-  }
-}
-
-/**
- * The JSON forms a selection takes in a body of the current layout (interface 4.4): a string, a number, or an
- * array of those; every widget type refuses anything else. Refused here for any name, one the endpoint does
- * not take too, so that the document can state the selections of a generic path as an exact map of those
- * forms (openapi/selection-schemas.ts) and a generated client or a fuzzer can rely on it.
- */
-function checkJsonSelections(entries: [string, unknown][]): void {
-  const scalar = (value: unknown) => typeof value === 'string' || typeof value === 'number';
-  for (const [name, value] of entries) {
-    if (name.startsWith('x_') || scalar(value)) continue;
-    if (Array.isArray(value) && value.every(scalar)) continue;
-    throw invalidSelection(
-      name,
-      `expects a string, a number or an array of those, got ${shown(value)}`,
-    );
   }
 }
 
