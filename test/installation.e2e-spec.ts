@@ -44,13 +44,9 @@ describe('an installation changed under a running server', () => {
     }
     lockFile = join(modules, '.package-lock.json');
     buildInfo = join(install.path, 'dist', '.tsbuildinfo');
-    server = ServerProcess.spawn(
-      baseEnv(data.path, database.url, {}),
-      undefined,
-      join(install.path, 'dist', 'main.js'),
-    );
-    await server.listening();
-    await server.ready();
+    server = await ServerProcess.start(baseEnv(data.path, database.url, {}), {
+      main: join(install.path, 'dist', 'main.js'),
+    });
     api = new Api(server.url);
   });
   afterAll(async () => {

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Api, P } from './support/api';
-import { MAIN, REPO_ROOT, ServerProcess, baseEnv } from './support/server';
-import { BASE_DATABASE_URL, createTestDatabase, tempDir } from './support/services';
+import { MAIN, REPO_ROOT, ServerProcess, baseEnv, startServer } from './support/server';
+import { BASE_DATABASE_URL, tempDir } from './support/services';
 
 async function readyWithin(url: string, ms: number): Promise<Record<string, any>> {
   const deadline = Date.now() + ms;
@@ -18,17 +18,12 @@ async function readyWithin(url: string, ms: number): Promise<Record<string, any>
 async function withReadyServer(
   work: (server: ServerProcess, url: string) => Promise<void>,
 ): Promise<void> {
-  const database = await createTestDatabase();
-  const dir = tempDir();
-  const server = ServerProcess.spawn(baseEnv(dir.path, database.url, {}));
+  const t = await startServer();
   try {
-    const url = await server.listening();
-    await server.ready();
-    await work(server, url);
+    await work(t.server, t.url);
   } finally {
-    await server.stop('SIGKILL');
-    await database.drop();
-    dir.remove();
+    await t.server.stop('SIGKILL');
+    await t.close();
   }
 }
 
@@ -65,8 +60,11 @@ describe('the server process', () => {
       ADMIN_PASSWORD: undefined,
       NODE_ENV: 'development',
     });
+    // Stopped in any case: a server left running by a failed expectation kept Jest from exiting.
+    let first: ServerProcess | undefined;
+    let second: ServerProcess | undefined;
     try {
-      const first = ServerProcess.spawn(env);
+      first = ServerProcess.spawn(env);
       const api = new Api(await first.listening(15000));
       const printed = /Admin password, generated[^\n]*\n\s*\n\s+(\S+)/.exec(first.stderr.join(''));
       expect(printed).not.toBeNull();
@@ -85,13 +83,15 @@ describe('the server process', () => {
       expect(JSON.stringify(first.logs)).not.toContain(password);
       expect(await first.stop('SIGTERM')).toBe(0);
 
-      const second = ServerProcess.spawn(env);
+      second = ServerProcess.spawn(env);
       const again = new Api(await second.listening(15000));
       expect(second.stderr.join('')).not.toContain('Admin password');
       expect((await again.get(`${P}/me`, token)).status).toBe(200);
       expect(await again.login('admin', password)).toEqual(expect.any(String));
       expect(await second.stop('SIGTERM')).toBe(0);
     } finally {
+      await first?.stop('SIGKILL');
+      await second?.stop('SIGKILL');
       dir.remove();
     }
   });

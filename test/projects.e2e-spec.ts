@@ -176,10 +176,8 @@ describe('a build belongs to its project', () => {
     // The server of the same checkout, without DATA_DIR: the expenses folder, and the CLI's build in it.
     const env = baseEnv('', undefined, {});
     delete env.DATA_DIR;
-    const server = ServerProcess.spawn(env, cwd);
+    const server = await ServerProcess.start(env, { cwd });
     try {
-      await server.listening();
-      await server.ready();
       expect((await readiness(server)).environment.build).toBe(
         pointer(join(cwd, '.data', 'expenses'))[0],
       );

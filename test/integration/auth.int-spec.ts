@@ -1,8 +1,6 @@
-import type * as AuthServiceFile from '@/auth/auth.service';
-import type * as AuditEventsFile from '@/database/tables/audit-events.repository';
 import { L, P } from '../support/api';
 import { ADMIN_PASSWORD } from '../support/server';
-import { InProcessApp, fromDist, startApp } from './bootstrap';
+import { useApp } from './bootstrap';
 
 const CURRENT_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const LEGACY_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
@@ -12,24 +10,11 @@ const LEGACY_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
  * `L/token`), the caller's own endpoints (`me`, `tokens`, `change-password`) and the guard in front of them.
  */
 describe('authentication', () => {
-  let t: InProcessApp;
+  // Wrong passwords are sent on purpose below: no lockout in between.
+  const t = useApp({ env: { LOGIN_MAX_FAILURES: '1000', LOGIN_MAX_FAILURES_PER_ADDRESS: '1000' } });
 
   /** The service call both login forms end in (today's name; the one place to adjust). */
-  const loginCalls = () => {
-    const { AuthService } = fromDist<typeof AuthServiceFile>('auth/auth.service');
-    return jest.spyOn(t.app.get(AuthService), 'login');
-  };
-
-  beforeAll(async () => {
-    // Wrong passwords are sent on purpose below: no lockout in between.
-    t = await startApp({ LOGIN_MAX_FAILURES: '1000', LOGIN_MAX_FAILURES_PER_ADDRESS: '1000' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
-  afterEach(() => {
-    jest.restoreAllMocks();
-  });
+  const loginCalls = () => t.spyOn('auth/auth.service', 'AuthService', 'login');
 
   describe('login form', () => {
     it('answers the current layout with is_admin and a Z timestamp', async () => {
@@ -187,7 +172,7 @@ describe('authentication', () => {
     });
 
     it('create, list and revoke a named token', async () => {
-      const admin = await t.login();
+      const admin = t.token('admin');
       const created = await t
         .http()
         .post(`${P}/tokens`)
@@ -215,15 +200,12 @@ describe('authentication', () => {
     });
 
     it('write no token, and no user, when their audit row cannot be written', async () => {
-      const { AuditEventsRepository } = fromDist<typeof AuditEventsFile>(
-        'database/tables/audit-events.repository',
-      );
-      const admin = await t.login();
+      const admin = t.token('admin');
       const named = async () =>
         (await t.http().get(`${P}/tokens`).auth(admin, { type: 'bearer' })).body as unknown[];
       const before = (await named()).length;
-      const append = jest
-        .spyOn(t.app.get(AuditEventsRepository), 'append')
+      const append = t
+        .spyOn('database/tables/audit-events.repository', 'AuditEventsRepository', 'append')
         .mockRejectedValueOnce(new Error('audit table unavailable'));
       const created = await t
         .http()
@@ -250,7 +232,7 @@ describe('authentication', () => {
     });
 
     it('answer a body of the wrong shape with 400 invalid_request', async () => {
-      const admin = await t.login();
+      const admin = t.token('admin');
       const expiry = await t
         .http()
         .post(`${P}/tokens`)
@@ -276,7 +258,7 @@ describe('authentication', () => {
     });
 
     it('answer If-None-Match: * with the body, not an empty 304 (they send no ETag)', async () => {
-      const admin = await t.login();
+      const admin = t.token('admin');
       for (const path of [`${P}/me`, `${P}/tokens`, `${P}/user-fields`, `${L}/data-catalog`]) {
         const reply = await t
           .http()
@@ -289,7 +271,7 @@ describe('authentication', () => {
     });
 
     it('refuses a null title (it would have made a temporary token of a named one)', async () => {
-      const admin = await t.login();
+      const admin = t.token('admin');
       const tokens = async () =>
         (await t.http().get(`${P}/tokens`).auth(admin, { type: 'bearer' })).body as unknown[];
       const before = (await tokens()).length;

@@ -1,6 +1,5 @@
-import type * as CatalogServiceFile from '@/catalog/catalog.service';
 import { L, P } from '../support/api';
-import { InProcessApp, fromDist, startApp } from './bootstrap';
+import { useApp } from './bootstrap';
 
 const names = (entries: { name: string }[]) => entries.map((entry) => entry.name);
 
@@ -9,30 +8,13 @@ const names = (entries: { name: string }[]) => entries.map((entry) => entry.name
  * that both are answered by the one CatalogService.
  */
 describe('data catalog', () => {
-  let t: InProcessApp;
-  let admin: string;
-  let employee: string;
+  const t = useApp({ users: { erin: { role: 'employee' } } });
 
   /**
    * What the service decides for every catalog, in either layout: the items the caller may open. The current
    * layout's richer catalog (`catalog`) is built on it, the legacy one maps it as it is.
    */
-  const openItemsCalls = () => {
-    const { CatalogService } = fromDist<typeof CatalogServiceFile>('catalog/catalog.service');
-    return jest.spyOn(t.app.get(CatalogService), 'openItems');
-  };
-
-  beforeAll(async () => {
-    t = await startApp();
-    admin = await t.login();
-    employee = await t.addUser('erin', { role: 'employee' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
-  afterEach(() => {
-    jest.restoreAllMocks();
-  });
+  const openItemsCalls = () => t.spyOn('catalog/catalog.service', 'CatalogService', 'openItems');
 
   describe('current layout', () => {
     it('lists the public items to an anonymous caller, without the build detail', async () => {
@@ -58,11 +40,17 @@ describe('data catalog', () => {
     });
 
     it('adds protected items for a signed-in user and everything, with models, for an admin', async () => {
-      const user = await t.http().get(`${P}/data-catalog`).auth(employee, { type: 'bearer' });
+      const user = await t
+        .http()
+        .get(`${P}/data-catalog`)
+        .auth(t.token('erin'), { type: 'bearer' });
       expect(user.status).toBe(200);
       expect(names(user.body.datasets)).toEqual(['expenses_by_month', 'expenses_grouped']);
       expect(user.body.models).toEqual([]);
-      const full = await t.http().get(`${P}/data-catalog`).auth(admin, { type: 'bearer' });
+      const full = await t
+        .http()
+        .get(`${P}/data-catalog`)
+        .auth(t.token('admin'), { type: 'bearer' });
       expect(full.status).toBe(200);
       expect(names(full.body.datasets)).toEqual([
         'expenses_by_month',
@@ -128,7 +116,10 @@ describe('data catalog', () => {
     });
 
     it('adds protected items for a signed-in user', async () => {
-      const reply = await t.http().get(`${L}/data-catalog`).auth(employee, { type: 'bearer' });
+      const reply = await t
+        .http()
+        .get(`${L}/data-catalog`)
+        .auth(t.token('erin'), { type: 'bearer' });
       expect(reply.status).toBe(200);
       expect(names(reply.body.datasets)).toEqual(['expenses_by_month', 'expenses_grouped']);
       expect(names(reply.body.dashboards)).toEqual(['expenses_dashboard', 'expenses_report']);

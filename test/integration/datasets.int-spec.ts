@@ -1,6 +1,5 @@
-import type * as DatasetsServiceFile from '@/datasets/datasets.service';
 import { L, P } from '../support/api';
-import { InProcessApp, fromDist, startApp } from './bootstrap';
+import { useApp } from './bootstrap';
 
 /**
  * The dataset results controllers of both layouts, in process: who may read, what a bad selection answers,
@@ -8,25 +7,10 @@ import { InProcessApp, fromDist, startApp } from './bootstrap';
  * is answered by the one DatasetsService.
  */
 describe('dataset results', () => {
-  let t: InProcessApp;
-  let employee: string;
+  const t = useApp({ users: { erin: { role: 'employee' } } });
 
   /** The service call every results request ends in (today's name; the one place to adjust). */
-  const serviceCalls = () => {
-    const { DatasetsService } = fromDist<typeof DatasetsServiceFile>('datasets/datasets.service');
-    return jest.spyOn(t.app.get(DatasetsService), 'reply');
-  };
-
-  beforeAll(async () => {
-    t = await startApp();
-    employee = await t.addUser('erin', { role: 'employee' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
-  afterEach(() => {
-    jest.restoreAllMocks();
-  });
+  const serviceCalls = () => t.spyOn('datasets/datasets.service', 'DatasetsService', 'reply');
 
   describe('current layout', () => {
     const results = (dataset: string) => `${P}/datasets/${dataset}/results`;
@@ -48,7 +32,7 @@ describe('dataset results', () => {
       const reply = await t
         .http()
         .post(results('expenses_grouped'))
-        .auth(employee, { type: 'bearer' })
+        .auth(t.token('erin'), { type: 'bearer' })
         .send({ group_by: 'cat', x_orientation: 'rows', x_limit: 3 });
       expect(reply.status).toBe(200);
       expect(reply.body.data_details).toEqual({ num_rows: 3, orientation: 'rows' });
@@ -86,7 +70,7 @@ describe('dataset results', () => {
       const reply = await t
         .http()
         .get(results('expense_transactions'))
-        .auth(employee, { type: 'bearer' });
+        .auth(t.token('erin'), { type: 'bearer' });
       expect(reply.status).toBe(403);
       expect(reply.body).toEqual({
         statusCode: 403,
@@ -109,7 +93,7 @@ describe('dataset results', () => {
       const option = await t
         .http()
         .post(results('expenses_grouped'))
-        .auth(employee, { type: 'bearer' })
+        .auth(t.token('erin'), { type: 'bearer' })
         .send({ group_by: 'no-such-option' });
       expect(option.status).toBe(400);
       expect(option.body).toEqual({
@@ -188,7 +172,7 @@ describe('dataset results', () => {
     });
 
     it('refuses query-models given both forms at once (the JSON body was ignored)', async () => {
-      const admin = await t.login();
+      const admin = t.token('admin');
       const both = await t
         .http()
         .post(`${P}/query-models`)
@@ -239,12 +223,12 @@ describe('dataset results', () => {
       const underscores = await t
         .http()
         .get(results('expenses_grouped'))
-        .auth(employee, { type: 'bearer' })
+        .auth(t.token('erin'), { type: 'bearer' })
         .query({ group_by: 'month' });
       const hyphens = await t
         .http()
         .get(results('expenses-grouped'))
-        .auth(employee, { type: 'bearer' })
+        .auth(t.token('erin'), { type: 'bearer' })
         .query({ 'group-by': 'month' });
       expect(underscores.status).toBe(200);
       expect(hyphens.status).toBe(200);
@@ -277,14 +261,14 @@ describe('dataset results', () => {
       const get = await t
         .http()
         .get(results('expenses_grouped'))
-        .auth(employee, { type: 'bearer' })
+        .auth(t.token('erin'), { type: 'bearer' })
         .query({ group_by: 'no-such-option' });
       expect(get.status).toBe(400);
       expect(get.body).toEqual({ detail: expect.any(String), message: get.body.detail });
       const post = await t
         .http()
         .post(results('expenses_grouped'))
-        .auth(employee, { type: 'bearer' })
+        .auth(t.token('erin'), { type: 'bearer' })
         .send({ group_by: 'no-such-option' });
       expect(post.status).toBe(400);
       expect(post.body).toEqual(get.body);

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as EnvironmentStoreFile from '@/database/tables/environment-store';
 import { tempDir } from '../support/services';
-import { InProcessApp, fromDist, startApp } from './bootstrap';
+import { fromDist, useApp } from './bootstrap';
 
 /**
  * The store that carries built environments between replicas, on the real Postgres: a round trip, and a
@@ -11,14 +11,10 @@ import { InProcessApp, fromDist, startApp } from './bootstrap';
  * unhandled write error of a full data disk did, in the fault drill.
  */
 describe('EnvironmentStore', () => {
-  let t: InProcessApp;
+  const t = useApp();
   const dir = tempDir();
 
-  beforeAll(async () => {
-    t = await startApp();
-  });
-  afterAll(async () => {
-    await t?.close();
+  afterAll(() => {
     dir.remove();
   });
 

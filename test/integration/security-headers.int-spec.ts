@@ -1,7 +1,7 @@
 import type * as FastRoutesFile from '@/http/fast-route/fast-routes';
 import type * as SecurityHeadersFile from '@/http/security-headers';
 import { L, P } from '../support/api';
-import { InProcessApp, fromDist, startApp } from './bootstrap';
+import { fromDist, useApp } from './bootstrap';
 
 /** The policy of everything that is not a page: nothing loads, nothing runs, nothing frames it. */
 const API_POLICY = "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'";
@@ -25,8 +25,8 @@ const PAGE_POLICIES = {
  * and an HTML dashboard (each with its own policy, which errors do not keep).
  */
 describe('security headers', () => {
-  let t: InProcessApp;
-  let headers: SecurityHeadersFile.HeaderList;
+  const t = useApp();
+  const headers = fromDist<typeof SecurityHeadersFile>('http/security-headers').SECURITY_HEADERS;
 
   /** Every security header but the policy, as helmet set them, and the policy apart. */
   function expectSecurityHeaders(
@@ -39,17 +39,6 @@ describe('security headers', () => {
     }
     expect(reply.headers['content-security-policy']).toBe(policy);
   }
-
-  beforeAll(async () => {
-    t = await startApp();
-    headers = fromDist<typeof SecurityHeadersFile>('http/security-headers').SECURITY_HEADERS;
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
-  afterEach(() => {
-    jest.restoreAllMocks();
-  });
 
   it('are helmet’s, with frames refused and the API policy', () => {
     const byName = new Map(headers.map(([name, value]) => [name.toLowerCase(), value]));

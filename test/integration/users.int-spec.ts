@@ -1,34 +1,16 @@
-import type * as UsersServiceFile from '@/users/users.service';
 import { L, P } from '../support/api';
 import { ADMIN_PASSWORD } from '../support/server';
-import { InProcessApp, fromDist, startApp } from './bootstrap';
+import { useApp } from './bootstrap';
 
 /**
  * The users controller, in process. User management exists in the current layout only (interface 4.6);
  * what the legacy layout brings to it is its token, which works here as any other.
  */
 describe('users', () => {
-  let t: InProcessApp;
-  let admin: string;
-  let employee: string;
+  const t = useApp({ users: { erin: { role: 'employee' } } });
 
   /** The service call adding a user ends in (today's name; the one place to adjust). */
-  const createCalls = () => {
-    const { UsersService } = fromDist<typeof UsersServiceFile>('users/users.service');
-    return jest.spyOn(t.app.get(UsersService), 'create');
-  };
-
-  beforeAll(async () => {
-    t = await startApp();
-    admin = await t.login();
-    employee = await t.addUser('erin', { role: 'employee' });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
-  afterEach(() => {
-    jest.restoreAllMocks();
-  });
+  const createCalls = () => t.spyOn('users/users.service', 'UsersService', 'create');
 
   it('lists the user fields to anyone', async () => {
     const reply = await t.http().get(`${P}/user-fields`);
@@ -52,7 +34,7 @@ describe('users', () => {
   });
 
   it('lists users, without passwords, to any signed-in user', async () => {
-    const reply = await t.http().get(`${P}/users`).auth(employee, { type: 'bearer' });
+    const reply = await t.http().get(`${P}/users`).auth(t.token('erin'), { type: 'bearer' });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual(
       expect.arrayContaining([
@@ -67,7 +49,7 @@ describe('users', () => {
     const reply = await t
       .http()
       .post(`${P}/users`)
-      .auth(admin, { type: 'bearer' })
+      .auth(t.token('admin'), { type: 'bearer' })
       .send({ username: 'max', password: 'max-password', role: 'manager' });
     expect(reply.status).toBe(200);
     expect(reply.text).toBe('');
@@ -85,7 +67,7 @@ describe('users', () => {
       t.http().delete(`${P}/users/admin`),
     ];
     for (const request of requests) {
-      const reply = await request.auth(employee, { type: 'bearer' });
+      const reply = await request.auth(t.token('erin'), { type: 'bearer' });
       expect(reply.status).toBe(403);
       expect(reply.body).toEqual({
         statusCode: 403,
@@ -104,7 +86,11 @@ describe('users', () => {
       { username: 'erin', password: 'another-password' },
     ];
     for (const body of bodies) {
-      const reply = await t.http().post(`${P}/users`).auth(admin, { type: 'bearer' }).send(body);
+      const reply = await t
+        .http()
+        .post(`${P}/users`)
+        .auth(t.token('admin'), { type: 'bearer' })
+        .send(body);
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual({
         statusCode: 400,
@@ -115,7 +101,7 @@ describe('users', () => {
     const password = await t
       .http()
       .put(`${P}/users/erin`)
-      .auth(admin, { type: 'bearer' })
+      .auth(t.token('admin'), { type: 'bearer' })
       .send({ password: 'new-password' });
     expect(password.status).toBe(400);
     expect(password.body.error).toBe('invalid_user');
@@ -125,7 +111,7 @@ describe('users', () => {
     const reply = await t
       .http()
       .post(`${P}/users`)
-      .auth(admin, { type: 'bearer' })
+      .auth(t.token('admin'), { type: 'bearer' })
       .set('Content-Type', 'application/json')
       .send('{"username": ');
     expect(reply.status).toBe(400);
@@ -140,11 +126,14 @@ describe('users', () => {
     const demote = await t
       .http()
       .put(`${P}/users/admin`)
-      .auth(admin, { type: 'bearer' })
+      .auth(t.token('admin'), { type: 'bearer' })
       .send({ is_admin: false });
     expect(demote.status).toBe(400);
     expect(demote.body.error).toBe('invalid_user_operation');
-    const remove = await t.http().delete(`${P}/users/admin`).auth(admin, { type: 'bearer' });
+    const remove = await t
+      .http()
+      .delete(`${P}/users/admin`)
+      .auth(t.token('admin'), { type: 'bearer' });
     expect(remove.status).toBe(400);
     expect(remove.body.error).toBe('invalid_user_operation');
   });
@@ -162,7 +151,7 @@ describe('users', () => {
       .auth(legacy.body.access_token, { type: 'bearer' })
       .send({ role: 'manager' });
     expect(reply.status).toBe(200);
-    const listed = await t.http().get(`${P}/users`).auth(admin, { type: 'bearer' });
+    const listed = await t.http().get(`${P}/users`).auth(t.token('admin'), { type: 'bearer' });
     expect(listed.body).toEqual(
       expect.arrayContaining([{ username: 'erin', is_admin: false, role: 'manager' }]),
     );
@@ -170,12 +159,18 @@ describe('users', () => {
 
   it('deletes a user and their tokens at once', async () => {
     const token = await t.addUser('temp');
-    const reply = await t.http().delete(`${P}/users/temp`).auth(admin, { type: 'bearer' });
+    const reply = await t
+      .http()
+      .delete(`${P}/users/temp`)
+      .auth(t.token('admin'), { type: 'bearer' });
     expect(reply.status).toBe(200);
     const refused = await t.http().get(`${P}/me`).auth(token, { type: 'bearer' });
     expect(refused.status).toBe(401);
     expect(refused.body.error).toBe('invalid_token');
-    const again = await t.http().delete(`${P}/users/temp`).auth(admin, { type: 'bearer' });
+    const again = await t
+      .http()
+      .delete(`${P}/users/temp`)
+      .auth(t.token('admin'), { type: 'bearer' });
     expect(again.status).toBe(400);
     expect(again.body.error).toBe('user_not_found');
   });

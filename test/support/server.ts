@@ -88,6 +88,27 @@ export class ServerProcess {
     throw new Error(`server did not listen within ${timeoutMs} ms: ${this.stderr.join('')}`);
   }
 
+  /**
+   * Spawns the service with exactly `env` and resolves once it listens and, unless `ready` is false, once
+   * its first build is served (`/health/ready` answers 200). A process that does not get there is killed
+   * before the error is thrown, so a failed start leaves nothing running. The database and data folder
+   * are the caller's; `startServer` makes both.
+   */
+  static async start(
+    env: Record<string, string>,
+    options: { cwd?: string; main?: string; ready?: boolean; timeoutMs?: number } = {},
+  ): Promise<ServerProcess> {
+    const server = ServerProcess.spawn(env, options.cwd, options.main);
+    try {
+      await server.listening(options.timeoutMs);
+      if (options.ready !== false) await server.ready(options.timeoutMs);
+    } catch (error) {
+      await server.stop('SIGKILL');
+      throw error;
+    }
+    return server;
+  }
+
   /** Sends a signal and resolves with the exit code. */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
@@ -173,18 +194,16 @@ export async function startServer(overrides: Env = {}, waitReady = true): Promis
       if (value === undefined) delete fullEnv[key];
       else fullEnv[key] = value;
     }
-    const server = ServerProcess.spawn(fullEnv);
-    servers.push(server);
-    await server.listening();
     // Most tests want data: wait for the environment (the first build) unless told not to.
-    if (waitReady) await server.ready();
+    const server = await ServerProcess.start(fullEnv, { ready: waitReady });
+    servers.push(server);
     return server;
   };
   let first: ServerProcess;
   try {
     first = await start();
   } catch (error) {
-    await Promise.all(servers.map((server) => server.stop('SIGKILL')));
+    // ServerProcess.start has killed a process that did not start.
     await ownDatabase?.drop();
     dataDir.remove();
     throw error;
