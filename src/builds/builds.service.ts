@@ -15,6 +15,7 @@ import { JsonLogger } from '@/http/request/json-logger';
 import type { BuildRun } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import { Engine } from '@/engine/engine';
+import { BuildInterruptedError } from '@/engine/materialize/materialize-environment';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
 import { ParametersService } from '@/parameter-widgets/parameters.service';
 import { ProjectError } from '@/core/project/project-errors';
@@ -115,7 +116,18 @@ export class BuildsService implements OnApplicationBootstrap {
       // The queue may lose track of a build that ran (Redis gone as it finished: "stalled"); the history,
       // written by the runner, says how it really ended.
       if (this.engine.ready) return;
-      await this.whyNotServing();
+      // Nobody awaits the first build, so nothing here may reject: a SIGTERM during it interrupts the build
+      // and then closes the database, and reading the history could fail (an unhandled rejection made the
+      // stopping process exit 1). The runner has recorded how the build ended either way.
+      if (error instanceof BuildInterruptedError) {
+        this.logger.emit('info', 'first build interrupted', { error: errorMessage(error) });
+        return;
+      }
+      await this.whyNotServing().catch((reading: unknown) =>
+        this.logger.emit('warn', 'why the first build failed could not be read', {
+          error: errorMessage(reading),
+        }),
+      );
       // Recorded in the history by the runner; the service keeps answering 503 not_ready for data.
       this.logger.emit('error', 'first build failed', { error: errorMessage(error) });
     }
