@@ -1,22 +1,8 @@
-import { schemaFields } from '@/datasets/results/result-shape';
 import { legacyResult, legacyResultWants, wholeResultTooLarge } from '@/legacy/datasets';
-import type { QueryResult } from '@/engine/query/query-result';
+import { MONTHLY_FIELDS, MONTHLY_RESULT } from '@/datasets/results/__fixtures__/monthly-result';
 
-const RESULT: QueryResult = {
-  columns: [
-    { name: 'month', type: 'string', databaseType: 'VARCHAR' },
-    { name: 'total_amount', type: 'decimal', databaseType: 'DECIMAL(38,2)' },
-  ],
-  rows: [
-    ['2024-12', 2124.97],
-    ['2024-11', 2664.21],
-    ['2024-10', 2320.8],
-  ],
-  truncated: false,
-};
-const FIELDS = schemaFields(RESULT, [
-  { name: 'month', description: 'Month', category: 'dimension' },
-]);
+const RESULT = MONTHLY_RESULT;
+const FIELDS = MONTHLY_FIELDS;
 
 describe('legacyResult', () => {
   it('has legacy types, dimensions and every row as a record', () => {
