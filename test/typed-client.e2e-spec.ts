@@ -177,7 +177,14 @@ describe('the OpenAPI document and a client generated from it', () => {
   it('declares on each generic path the built-ins its operation takes, typed and bounded, and the selections as an open map', () => {
     const current = '/api/service-v0/project/{project}/{version}';
     const legacy = '/service-v0/{project}/{version}';
-    const results = ['x_orientation', 'x_select', 'x_limit', 'x_offset', 'x_verify_params'];
+    const results = [
+      'x_orientation',
+      'x_select',
+      'x_limit',
+      'x_offset',
+      'x_verify_params',
+      'x_format',
+    ];
     const refresh = ['x_parent_param', 'x_verify_params'];
     const takes: [string, string[]][] = [
       [`${current}/datasets/{dataset}/results`, results],
@@ -185,7 +192,7 @@ describe('the OpenAPI document and a client generated from it', () => {
       [`${current}/dashboards/{dashboard}/results`, ['x_verify_params']],
       [`${current}/dashboards/{dashboard}/parameters`, refresh],
       [`${current}/parameters`, refresh],
-      [`${legacy}/dataset/{name}`, ['x_verify_params']],
+      [`${legacy}/dataset/{name}`, ['x_verify_params', 'x_format']],
       [`${legacy}/dataset/{name}/parameters`, refresh],
       [`${legacy}/dashboard/{name}`, ['x_verify_params']],
       [`${legacy}/dashboard/{name}/parameters`, refresh],

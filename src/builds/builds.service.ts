@@ -4,12 +4,7 @@ import { Gauge } from 'prom-client';
 import { AuditService } from '@/audit/audit.service';
 import type { AdminCaller } from '@/core/caller';
 import { BuildQueue, Submission } from '@/builds/build-queue';
-import {
-  BuildRunner,
-  errorMessage,
-  INTERRUPTED,
-  wasInterrupted,
-} from '@/builds/build-runner';
+import { BuildRunner, errorMessage, INTERRUPTED, wasInterrupted } from '@/builds/build-runner';
 import { DomainError, NotReadyError } from '@/core/errors';
 import { JsonLogger } from '@/http/request/json-logger';
 import type { BuildRun } from '@/database/tables/build-runs.entity';

@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'not_acceptable'
   | 'method_not_allowed'
   | 'internal_error';
 
@@ -57,6 +58,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  not_acceptable: 406,
   method_not_allowed: 405,
   internal_error: 500,
 };
@@ -124,6 +126,13 @@ export class NotReadyError extends DomainError {
   /** `retryAfterSeconds` null: no Retry-After, when waiting will not help (a failed build). */
   constructor(message: string, retryAfterSeconds: number | null = 5) {
     super('not_ready', message, retryAfterSeconds ?? undefined);
+  }
+}
+
+/** An `Accept` or `x_format` the endpoint cannot serve: the message lists what it can. */
+export class NotAcceptableError extends DomainError {
+  constructor(message: string) {
+    super('not_acceptable', message);
   }
 }
 

@@ -11,3 +11,11 @@ export type Orientation = (typeof ORIENTATIONS)[number];
 
 /** The rows of a result when `x_limit` is not given (interface 8), unless MAX_RESULT_ROWS is lower. */
 export const DEFAULT_LIMIT = 1000;
+
+/**
+ * The values of `x_format` served (decisions.md, "Results"), in the order a 406 lists them; `json` is the
+ * ordinary result, the others export every row.
+ */
+export const FORMATS = ['json', 'csv', 'ndjson'] as const;
+
+export type ResultFormat = (typeof FORMATS)[number];

@@ -29,7 +29,7 @@ export class DashboardsLegacyController {
   /** The dashboard as HTML or PNG (its result_format); hyphens accepted for underscores. */
   @Get('dashboard/:name')
   @DashboardResult()
-  @ApiSelections('legacyResults', 'get')
+  @ApiSelections('legacyDashboardResults', 'get')
   async results(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
@@ -44,7 +44,7 @@ export class DashboardsLegacyController {
   @HttpCode(200)
   @ApiLegacyErrors(...BODY_ERRORS)
   @DashboardResult()
-  @ApiSelections('legacyResults', 'post')
+  @ApiSelections('legacyDashboardResults', 'post')
   resultsPost(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,

@@ -33,7 +33,7 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
 // 429: a caller's concurrent uncached queries, exports or renders past CALLER_MAX_* (CallerSlots).
-@ApiErrors(...COMMON_ERRORS, 400, 403, 429)
+@ApiErrors(...COMMON_ERRORS, 400, 403, 406, 429)
 @Controller(CURRENT)
 export class DatasetsController {
   constructor(private readonly datasets: DatasetsService) {}

@@ -30,7 +30,7 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 @OptionalAuth()
 @ApiProduces(CONTENT_TYPES.json, CONTENT_TYPES.csv, CONTENT_TYPES.ndjson)
 // 429: a caller's concurrent uncached queries, exports or renders past CALLER_MAX_* (CallerSlots).
-@ApiLegacyErrors(...COMMON_ERRORS, 400, 403, 429)
+@ApiLegacyErrors(...COMMON_ERRORS, 400, 403, 406, 429)
 @Controller(LEGACY)
 export class DatasetsLegacyController {
   constructor(private readonly datasets: DatasetsService) {}

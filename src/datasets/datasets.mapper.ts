@@ -2,6 +2,6 @@ import type { ReplyWants } from '@/datasets/datasets.service';
 import type { ResultFormat } from '@/datasets/results/stream-formats';
 
 /** The current layout's results: JSON pages shaped by x_orientation, x_select, x_limit and x_offset. */
-export function resultWants(format: ResultFormat, ifNoneMatch?: string): ReplyWants {
+export function resultWants(format: ResultFormat | undefined, ifNoneMatch?: string): ReplyWants {
   return { format, shape: 'paged', ifNoneMatch };
 }

@@ -21,7 +21,7 @@ import { parseResultOptions, ResultOptions } from '@/datasets/results/result-opt
 import type { ResultReply } from '@/datasets/results/result-reply';
 import { HeldRows, SchemaField, schemaFields } from '@/datasets/results/result-shape';
 import { encodeRows, streamOptions } from '@/datasets/results/result-streams';
-import { CONTENT_TYPES, ResultFormat } from '@/datasets/results/stream-formats';
+import { CONTENT_TYPES, ResultFormat, chooseFormat } from '@/datasets/results/stream-formats';
 import type { CompiledDataset } from '@/engine/compile';
 import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
@@ -42,7 +42,8 @@ export type ResultShape = 'paged' | 'whole';
 
 /** What the request asks of the reply besides its selections. */
 export interface ReplyWants {
-  format: ResultFormat;
+  /** The format `Accept` asks for; undefined when it names none served here (a 406 without x_format). */
+  format: ResultFormat | undefined;
   shape: ResultShape;
   /** `If-None-Match` of a GET; answered with 304 when it names the result's current ETag. */
   ifNoneMatch?: string;
@@ -116,20 +117,25 @@ export class DatasetsService {
     request: ParameterRequest,
     wants: ReplyWants,
   ): Promise<ResultReply> {
-    if (wants.format !== 'json') {
+    // x_format wins over Accept, and names a download (Content-Disposition).
+    const { format, named } = chooseFormat(request.builtins.x_format, wants.format);
+    if (format !== 'json') {
       const options = streamOptions(wants.shape === 'paged' ? request.builtins : {});
       const resolved = await this.resolve(caller, name, request);
-      return this.exportReply(resolved, wants.format, options);
+      return this.exportReply(resolved, format, options);
     }
     const options = this.jsonOptions(request, wants.shape);
     const resolved = await this.resolve(caller, name, request);
-    return this.withBuild(resolved, (keyed) => {
+    const reply = await this.withBuild(resolved, (keyed) => {
       const page = pageKey(keyed.keyText, wants.shape, options);
       return Promise.resolve(
         this.keptPage(keyed, page, wants.ifNoneMatch) ??
           this.freshPage(keyed, page, options, wants.ifNoneMatch),
       );
     });
+    return named && reply.kind !== 'not-modified'
+      ? { ...reply, filename: `${resolved.dataset.name}.json` }
+      : reply;
   }
 
   /** The shaping and paging built-ins of a paged result; none for a whole one (every row). */

@@ -5,9 +5,9 @@ import { ResultFormat, negotiateFormat } from '@/datasets/results/stream-formats
 
 /**
  * A layout's reading of what a results request wants, given the format `Accept` asks (both layouts
- * negotiate it alike): `resultWants` (datasets.mapper.ts) or `legacyResultWants` (legacy/datasets.ts).
+ * negotiate it alike; undefined when it names none served here): `resultWants` (datasets.mapper.ts) or `legacyResultWants` (legacy/datasets.ts).
  */
-export type WantsReading = (format: ResultFormat, ifNoneMatch?: string) => ReplyWants;
+export type WantsReading = (format: ResultFormat | undefined, ifNoneMatch?: string) => ReplyWants;
 
 /**
  * What the reply should be, as the layout reads `Accept` and, on a GET, `If-None-Match` (a POST is not

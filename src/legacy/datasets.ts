@@ -4,7 +4,7 @@ import type { ColumnType } from '@/core/project/project';
  * The legacy layout's reading of a results request: every row (the shape `whole`: the 0.4 service had no
  * x_* built-ins, so none is read), in the format `Accept` asks, exports as in the current layout.
  */
-export function legacyResultWants<Format extends string>(
+export function legacyResultWants<Format extends string | undefined>(
   format: Format,
   ifNoneMatch?: string,
 ): { format: Format; shape: 'whole'; ifNoneMatch?: string } {

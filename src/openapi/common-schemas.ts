@@ -33,7 +33,7 @@ export function object(
 }
 
 /** The statuses an error can answer with (decisions.md, "Error bodies and status codes"). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 413 | 415 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 413 | 415 | 429 | 500 | 503;
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: 'Invalid request: a value of the wrong type or shape, or a rule of the operation broken',
@@ -42,6 +42,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
     '(`invalid_token`), or wrong credentials; with `WWW-Authenticate: Bearer`',
   403: 'The caller may not do this (`forbidden`)',
   404: 'No such project, version, item or token (`not_found`)',
+  406: 'An `Accept` or `x_format` the operation cannot serve (`not_acceptable`); the message lists what it can',
   413: 'The request body is too large (`payload_too_large`)',
   415:
     'The body is of a content type the operation does not take, or JSON in a charset other than UTF-8 ' +

@@ -77,7 +77,7 @@ export const ApiDatasetResult = (layout: Layout, get: boolean) =>
   applyDecorators(
     ApiOkResponse({
       description:
-        'The result as JSON; `Accept: text/csv` or `application/x-ndjson` exports every row instead',
+        'The result as JSON; `Accept: text/csv` or `application/x-ndjson` (quality values weighed), or `x_format`, exports every row instead; `x_format` adds `Content-Disposition: attachment`',
       content: {
         'application/json': {
           schema: ref(layout === 'current' ? 'DatasetResult' : 'LegacyDatasetResult'),

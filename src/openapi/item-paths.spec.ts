@@ -99,6 +99,7 @@ describe('per-dataset OpenAPI paths and schemas', () => {
       '400',
       '401',
       '404',
+      '406',
       '429',
       '500',
       '503',

@@ -290,7 +290,7 @@ function jsonBody(schema: Schema): OperationObject['requestBody'] {
 function itemErrors(scope: Scope, withBody: boolean, results = false): ResponsesObject {
   const statuses: ErrorStatus[] = [400, ...COMMON_ERRORS];
   // A caller's concurrent uncached queries, exports or renders past CALLER_MAX_* (CallerSlots).
-  if (results) statuses.push(429);
+  if (results) statuses.push(406, 429);
   if (scope === 'private') statuses.push(403);
   if (withBody) statuses.push(...BODY_ERRORS);
   return errorResponses(
@@ -453,7 +453,7 @@ export function projectItemDocs(project: Project, prefix: string, maxRows: numbe
     };
     const resultResponses = (get: boolean): ResponsesObject => ({
       '200': {
-        description: `${dataset.label}. \`Accept: text/csv\` or \`application/x-ndjson\` exports every row`,
+        description: `${dataset.label}. \`Accept: text/csv\` or \`application/x-ndjson\` (quality values weighed), or \`x_format\`, exports every row`,
         content: {
           'application/json': { schema: ref(name('Result')) },
           'text/csv': { schema: { type: 'string' } },

@@ -31,7 +31,7 @@ describe('the built-ins of each operation', () => {
 
   it('are only those the operation reads', () => {
     expect(Object.keys(builtInSchemas('dashboardResults'))).toEqual(['x_verify_params']);
-    expect(Object.keys(builtInSchemas('legacyResults'))).toEqual(['x_verify_params']);
+    expect(Object.keys(builtInSchemas('legacyResults'))).toEqual(['x_verify_params', 'x_format']);
     expect(Object.keys(builtInSchemas('parameters'))).toEqual([
       'x_parent_param',
       'x_verify_params',
@@ -43,6 +43,7 @@ describe('the built-ins of each operation', () => {
       ['x_limit', true],
       ['x_offset', true],
       ['x_verify_params', false],
+      ['x_format', true],
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import type { ParameterObject, SchemaObject } from '@nestjs/swagger';
-import { DEFAULT_LIMIT, ORIENTATIONS } from '@/core/result-builtins';
+import { DEFAULT_LIMIT, FORMATS, ORIENTATIONS } from '@/core/result-builtins';
 
 /**
  * What the selection endpoints take (interface 4.3 to 4.5), for the generic paths (`{dataset}`, `{dashboard}`,
@@ -10,18 +10,26 @@ import { DEFAULT_LIMIT, ORIENTATIONS } from '@/core/result-builtins';
 
 /** The `x_` built-ins, each the same wherever it is taken; an item's own path narrows some (`enum`). */
 export type BuiltIn =
-  'x_orientation' | 'x_select' | 'x_limit' | 'x_offset' | 'x_verify_params' | 'x_parent_param';
+  | 'x_orientation'
+  | 'x_select'
+  | 'x_limit'
+  | 'x_offset'
+  | 'x_verify_params'
+  | 'x_parent_param'
+  | 'x_format';
 
 /**
  * The built-ins each kind of operation reads; any other `x_` name is ignored. The legacy results read only
- * `x_verify_params` (the 0.4 service had no paging: `legacyResultWants`); the legacy parameters take
- * `x_parent_param` as the current ones do, hyphens for underscores included.
+ * `x_verify_params` and `x_format` (the 0.4 service had no paging: `legacyResultWants`; exports are in both
+ * layouts), the legacy dashboards only the first; the legacy parameters take `x_parent_param` as the current
+ * ones do, hyphens for underscores included.
  */
 export const TAKES = {
-  results: ['x_orientation', 'x_select', 'x_limit', 'x_offset', 'x_verify_params'],
+  results: ['x_orientation', 'x_select', 'x_limit', 'x_offset', 'x_verify_params', 'x_format'],
   parameters: ['x_parent_param', 'x_verify_params'],
   dashboardResults: ['x_verify_params'],
-  legacyResults: ['x_verify_params'],
+  legacyResults: ['x_verify_params', 'x_format'],
+  legacyDashboardResults: ['x_verify_params'],
   legacyParameters: ['x_parent_param', 'x_verify_params'],
 } as const satisfies Record<string, readonly BuiltIn[]>;
 
@@ -72,6 +80,13 @@ function builtInSchema(name: BuiltIn, bounds: BuiltInBounds, legacy: boolean): S
         type: 'boolean',
         description: 'When true, a name the endpoint does not take is a 400 unknown_parameter',
       };
+    case 'x_format':
+      return {
+        type: 'string',
+        enum: [...FORMATS],
+        description:
+          'The format, over Accept, as a download (Content-Disposition): json is the result, csv and ndjson export every row',
+      };
     case 'x_parent_param':
       return {
         type: 'string',
@@ -96,7 +111,7 @@ export function builtInSchemas(
 }
 
 /** Built-ins whose empty query value (`x_limit=`) is read as not given: their default. */
-const EMPTY_IS_DEFAULT = new Set(['x_select', 'x_limit', 'x_offset']);
+const EMPTY_IS_DEFAULT = new Set(['x_select', 'x_limit', 'x_offset', 'x_format']);
 
 /** The built-ins as query parameters of a GET: arrays as the name repeated. */
 export function builtInQuery(builtIns: Record<string, SchemaObject>): ParameterObject[] {

@@ -4,7 +4,7 @@ import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
 /** What a dataset results request is answered with, before HTTP: the service's side of the reply. */
 export type ResultReply =
   /** A serialised JSON response, kept for the next identical request. */
-  | { kind: 'body'; body: string; etag?: string }
+  | { kind: 'body'; body: string; etag?: string; filename?: string }
   /** The client's copy (`If-None-Match`) is current. */
   | { kind: 'not-modified'; etag: string }
   /** Written as it is produced: a large JSON page, or a CSV or NDJSON export. */
@@ -23,7 +23,8 @@ function replyHeaders(reply: ResultReply): Record<string, string> {
     headers['Content-Type'] = reply.kind === 'body' ? CONTENT_TYPES.json : reply.contentType;
   }
   if (reply.etag) headers.ETag = reply.etag;
-  if (reply.kind === 'stream' && reply.filename) {
+  // A download: an export, or a result whose x_format names its format (decisions.md, "Results").
+  if (reply.kind !== 'not-modified' && reply.filename) {
     headers['Content-Disposition'] = `attachment; filename="${reply.filename}"`;
   }
   return headers;

@@ -1,4 +1,10 @@
-import { csvLine, ndjsonLine, negotiateFormat } from '@/datasets/results/stream-formats';
+import {
+  chooseFormat,
+  csvLine,
+  ndjsonLine,
+  negotiateFormat,
+} from '@/datasets/results/stream-formats';
+import { NotAcceptableError } from '@/core/errors';
 
 describe('negotiateFormat', () => {
   it.each([
@@ -10,8 +16,59 @@ describe('negotiateFormat', () => {
     ['application/x-ndjson', 'ndjson'],
     ['application/json, text/csv', 'json'],
     ['text/html, text/csv;q=0.9', 'csv'],
-  ])('reads %s as %s', (accept, format) => {
+    // Quality values weigh: the highest served one wins, whatever the order.
+    ['application/json;q=0.5, text/csv', 'csv'],
+    ['text/csv;q=0.4, application/x-ndjson;q=0.8, */*;q=0.1', 'ndjson'],
+    ['text/csv;q=0.5, */*;q=0.9', 'json'],
+    // At equal quality a named type comes before a range; then the first listed.
+    ['*/*, text/csv', 'csv'],
+    ['text/csv, application/x-ndjson', 'csv'],
+    // What a browser sends when a link is followed: its range means JSON.
+    ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'json'],
+    ['application/*', 'json'],
+    ['text/*', 'csv'],
+    // q=0 refuses; a quality that does not read is no acceptance either.
+    ['text/csv;q=0, application/json;q=0.2', 'json'],
+    ['', 'json'],
+    ['application/xml', undefined],
+    ['text/plain, image/png', undefined],
+    ['application/json;q=0', undefined],
+    ['application/json;q=2', undefined],
+    ['application/vnd.apache.parquet', undefined],
+  ])('reads %j as %s', (accept, format) => {
     expect(negotiateFormat(accept)).toBe(format);
+  });
+});
+
+describe('chooseFormat', () => {
+  it('takes x_format over Accept, as a download', () => {
+    expect(chooseFormat('csv', 'json')).toEqual({ format: 'csv', named: true });
+    expect(chooseFormat(['ndjson'], undefined)).toEqual({ format: 'ndjson', named: true });
+    expect(chooseFormat('json', 'csv')).toEqual({ format: 'json', named: true });
+  });
+
+  it('takes what Accept asked without x_format', () => {
+    expect(chooseFormat(undefined, 'csv')).toEqual({ format: 'csv', named: false });
+    expect(chooseFormat('', 'json')).toEqual({ format: 'json', named: false });
+  });
+
+  it('refuses with a 406 listing what it serves an x_format or an Accept it cannot serve', () => {
+    for (const [xFormat, accepted] of [
+      ['xml', 'json'],
+      ['parquet', 'json'],
+      [['csv', 'json'], 'json'],
+      [3, 'json'],
+      [undefined, undefined],
+    ] as const) {
+      let error: unknown;
+      try {
+        chooseFormat(xFormat, accepted);
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(error).toBeInstanceOf(NotAcceptableError);
+      expect((error as Error).message).toMatch(/json, csv, ndjson \(x_format\).*text\/csv/);
+    }
   });
 });
 

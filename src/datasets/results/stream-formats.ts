@@ -1,8 +1,9 @@
+import { NotAcceptableError } from '@/core/errors';
+import { FORMATS, ResultFormat } from '@/core/result-builtins';
 import { mediaType } from '@/http/input/media-type';
 import type { JsonValue } from '@/engine/query/query-result';
 
-/** The formats a dataset result can be asked for with `Accept`. */
-export type ResultFormat = 'json' | 'csv' | 'ndjson';
+export type { ResultFormat };
 
 export const CONTENT_TYPES: Record<ResultFormat, string> = {
   json: 'application/json; charset=utf-8',
@@ -10,20 +11,72 @@ export const CONTENT_TYPES: Record<ResultFormat, string> = {
   ndjson: 'application/x-ndjson',
 };
 
+/** Media ranges of `Accept` and the format each one names; `*\/*` and `application/*` mean JSON. */
+const RANGES: Record<string, ResultFormat> = {
+  'application/json': 'json',
+  'text/csv': 'csv',
+  'application/x-ndjson': 'ndjson',
+  'application/ndjson': 'ndjson',
+  'text/*': 'csv',
+  'application/*': 'json',
+  '*/*': 'json',
+};
+
 /**
- * The format an `Accept` header asks for: CSV or NDJSON when it names one of them before JSON (or without
- * JSON), JSON otherwise (no header, `*\/*`, `application/json`). Quality values are not weighed: clients
- * that want an export name it.
+ * The format an `Accept` header asks for (RFC 9110 §12.5.1): the served format of the highest quality, a
+ * named type before a range (`text/*`, `*\/*`) at equal quality, then the first listed; `q=0` refuses. No
+ * header is JSON (decisions.md, "Results": `application/json` and `*\/*` mean the ordinary JSON result).
+ * Undefined when the header accepts nothing served here: a 406, unless `x_format` says otherwise.
  */
-export function negotiateFormat(accept: string | undefined): ResultFormat {
-  if (!accept) return 'json';
+export function negotiateFormat(accept: string | undefined): ResultFormat | undefined {
+  if (accept === undefined || accept.trim() === '') return 'json';
+  let best: { format: ResultFormat; q: number; named: boolean } | undefined;
   for (const part of accept.split(',')) {
-    const type = mediaType(part);
-    if (type === 'text/csv') return 'csv';
-    if (type === 'application/x-ndjson' || type === 'application/ndjson') return 'ndjson';
-    if (type === 'application/json') return 'json';
+    const format = RANGES[mediaType(part)];
+    if (format === undefined) continue;
+    const q = quality(part);
+    if (q <= 0) continue;
+    const named = !mediaType(part).endsWith('/*');
+    if (!best || q > best.q || (q === best.q && named && !best.named)) best = { format, q, named };
   }
-  return 'json';
+  return best?.format;
+}
+
+/** The `q` parameter of one `Accept` entry; 1 when absent, 0 when it does not read as a quality. */
+function quality(entry: string): number {
+  const match = /;\s*q\s*=\s*([0-9.]+)/i.exec(entry);
+  if (!match) return 1;
+  const q = Number(match[1]);
+  return Number.isFinite(q) && q >= 0 && q <= 1 ? q : 0;
+}
+
+/**
+ * The format of a results request: `x_format` when given (it wins over `Accept`: a link or
+ * `pandas.read_csv(url)` cannot set headers), else what `Accept` asked. Throws the 406 that lists what can
+ * be served when neither names a served format.
+ */
+export function chooseFormat(
+  xFormat: unknown,
+  accepted: ResultFormat | undefined,
+): { format: ResultFormat; named: boolean } {
+  const served = `${FORMATS.join(', ')} (x_format), or by Accept: ${Object.keys(RANGES)
+    .filter((range) => !range.endsWith('/*'))
+    .join(', ')}`;
+  if (xFormat !== undefined && xFormat !== null && xFormat !== '') {
+    const value: unknown = Array.isArray(xFormat) && xFormat.length === 1 ? xFormat[0] : xFormat;
+    if (typeof value === 'string' && (FORMATS as readonly string[]).includes(value)) {
+      return { format: value as ResultFormat, named: true };
+    }
+    throw new NotAcceptableError(
+      `x_format ${JSON.stringify(value)} is not served here; results are served as ${served}`,
+    );
+  }
+  if (accepted === undefined) {
+    throw new NotAcceptableError(
+      `Accept names no format served here; results are served as ${served}`,
+    );
+  }
+  return { format: accepted, named: false };
 }
 
 const NEEDS_QUOTES = /[",\r\n]/;

@@ -23,6 +23,7 @@ const HTTP_CODES: Partial<Record<number, ErrorCode>> = {
   403: 'forbidden',
   404: 'not_found',
   405: 'method_not_allowed',
+  406: 'not_acceptable',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',
