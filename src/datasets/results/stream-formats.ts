@@ -22,6 +22,11 @@ const RANGES: Record<string, ResultFormat> = {
   '*/*': 'json',
 };
 
+/** What a 406 lists: the values of `x_format`, and the types `Accept` may name. Worded once, not per request. */
+const SERVED = `${FORMATS.join(', ')} (x_format), or by Accept: ${Object.keys(RANGES)
+  .filter((range) => !range.endsWith('/*'))
+  .join(', ')}`;
+
 /**
  * The format an `Accept` header asks for (RFC 9110 §12.5.1): the served format of the highest quality, a
  * named type before a range (`text/*`, `*\/*`) at equal quality, then the first listed; `q=0` refuses. No
@@ -32,11 +37,12 @@ export function negotiateFormat(accept: string | undefined): ResultFormat | unde
   if (accept === undefined || accept.trim() === '') return 'json';
   let best: { format: ResultFormat; q: number; named: boolean } | undefined;
   for (const part of accept.split(',')) {
-    const format = RANGES[mediaType(part)];
+    const type = mediaType(part);
+    const format = RANGES[type];
     if (format === undefined) continue;
     const q = quality(part);
     if (q <= 0) continue;
-    const named = !mediaType(part).endsWith('/*');
+    const named = !type.endsWith('/*');
     if (!best || q > best.q || (q === best.q && named && !best.named)) best = { format, q, named };
   }
   return best?.format;
@@ -59,21 +65,18 @@ export function chooseFormat(
   xFormat: unknown,
   accepted: ResultFormat | undefined,
 ): { format: ResultFormat; named: boolean } {
-  const served = `${FORMATS.join(', ')} (x_format), or by Accept: ${Object.keys(RANGES)
-    .filter((range) => !range.endsWith('/*'))
-    .join(', ')}`;
   if (xFormat !== undefined && xFormat !== null && xFormat !== '') {
     const value: unknown = Array.isArray(xFormat) && xFormat.length === 1 ? xFormat[0] : xFormat;
     if (typeof value === 'string' && (FORMATS as readonly string[]).includes(value)) {
       return { format: value as ResultFormat, named: true };
     }
     throw new NotAcceptableError(
-      `x_format ${JSON.stringify(value)} is not served here; results are served as ${served}`,
+      `x_format ${JSON.stringify(value)} is not served here; results are served as ${SERVED}`,
     );
   }
   if (accepted === undefined) {
     throw new NotAcceptableError(
-      `Accept names no format served here; results are served as ${served}`,
+      `Accept names no format served here; results are served as ${SERVED}`,
     );
   }
   return { format: accepted, named: false };
