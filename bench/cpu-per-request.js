@@ -6,13 +6,14 @@
 // another commit, run alternately. Drey runs pinned to CPU 0 on a database and Redis prefix of its own;
 // autocannon (this process) on CPU 1 reads expense_transactions (x_limit=100) with 10 connections for 2 s,
 // then `rounds` (default 3) rounds of 10 s, each printed with the server's utime+stime per request from /proc.
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
 const Redis = require('ioredis');
+const { startPinned, waitForLine, waitUntilOk } = require('./lib/processes');
 
 const checkout = resolve(process.argv[2] ?? '.');
 const label = process.argv[3] ?? checkout;
@@ -52,43 +53,34 @@ async function main() {
   databaseUrl.pathname = `/${name}`;
   await sql(`CREATE DATABASE "${name}"`);
   const work = mkdtempSync(join(tmpdir(), 'drey-cpu-'));
-  const server = spawn(
-    'taskset',
-    ['-c', '0', process.execPath, join(checkout, 'dist', 'main.js')],
+  const logFile = join(work, 'drey.log');
+  // Pinned and waited for as npm run bench starts Drey (bench/lib/processes.js).
+  const server = startPinned(
+    0,
+    [join(checkout, 'dist', 'main.js')],
     {
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        PROJECT_DIR: join(checkout, 'examples', 'expenses'),
-        DATA_DIR: join(work, 'data'),
-        DATABASE_URL: databaseUrl.toString(),
-        REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
-        REDIS_PREFIX: name,
-        JWT_SECRET: 'cpu-per-request-secret-of-at-least-32-bytes',
-        ADMIN_PASSWORD: 'cpu-per-request',
-        CALLER_MAX_QUERIES: '10000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      PROJECT_DIR: join(checkout, 'examples', 'expenses'),
+      DATA_DIR: join(work, 'data'),
+      DATABASE_URL: databaseUrl.toString(),
+      REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
+      REDIS_PREFIX: name,
+      JWT_SECRET: 'cpu-per-request-secret-of-at-least-32-bytes',
+      ADMIN_PASSWORD: 'cpu-per-request',
+      CALLER_MAX_QUERIES: '10000',
     },
+    logFile,
   );
-  let output = '';
-  server.stdout.on('data', (chunk) => (output += chunk));
-  server.stderr.on('data', (chunk) => (output += chunk));
   try {
-    let url;
-    for (let i = 0; i < 600 && !url; i++) {
-      await new Promise((wait) => setTimeout(wait, 100));
-      url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-    }
-    if (!url) throw new Error(`Drey did not start:\n${output}`);
-    for (let i = 0; ; i++) {
-      const ready = await fetch(`${url}/health/ready`).catch(() => undefined);
-      if (ready?.ok) break;
-      if (i > 900) throw new Error(`Drey was not ready:\n${output}`);
-      await new Promise((wait) => setTimeout(wait, 200));
-    }
+    const url = await waitForLine(
+      logFile,
+      (line) => /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1],
+      server,
+      60_000,
+    );
+    await waitUntilOk(`${url}/health/ready`, server, 180_000);
     const login = await fetch(`${url}${P}/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -108,8 +100,7 @@ async function main() {
       );
     }
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((exited) => server.once('exit', exited));
+    await server.stop();
     await sql(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
     for await (const keys of redis.scanStream({ match: `${name}*`, count: 500 })) {
