@@ -101,7 +101,9 @@ describe('the format of a dataset result (decisions.md, "Results": Accept with q
         status: 406,
         error: 'not_acceptable',
       });
-      expect(reply.body.message).toMatch(/json, csv, ndjson \(x_format\).*application\/json/);
+      expect(reply.body.message).toMatch(
+        /json, csv, ndjson, parquet, arrow, xlsx \(x_format\).*application\/json/,
+      );
     }
     // x_format wins over an Accept that names nothing served.
     const named = await api.get(`${results}?x_format=csv`, undefined, { accept: 'image/png' });

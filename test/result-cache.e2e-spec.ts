@@ -328,19 +328,23 @@ describe('dataset results on the benchmark project', () => {
       Array.from({ length: 20000 }, (_, i) => i + 1),
     );
     const first = (await api.get(`${BENCH_P}/datasets/orders_detail/results?x_limit=1`)).body
-      .data[0];
-    expect(records[1]).toEqual(records[0].map((name) => String(first[name])));
+      .data[0] as Record<string, unknown>;
+    // DuckDB's CSV writer writes a DECIMAL(10,2) at its scale (`1.00`), where JSON has the number 1.
+    expect(records[1].map((value, index) => (index >= 7 ? Number(value) : value))).toEqual(
+      records[0].map((name, index) => (index >= 7 ? first[name] : String(first[name]))),
+    );
+    expect(records[0].slice(7)).toEqual(['unit_price', 'amount']);
+    expect(records[1][8]).toMatch(/^\d+\.\d\d$/);
+    // x_select picks the columns, in its order; an export is every row, whatever the paging built-ins say.
     const picked = await api.get(
       `${BENCH_P}/datasets/orders_detail/results?x_select=amount&x_select=order_id&x_offset=10&x_limit=3`,
       undefined,
       { Accept: 'text/csv' },
     );
-    expect(parseCsv(picked.text).map((record) => record[1])).toEqual([
-      'order_id',
-      '11',
-      '12',
-      '13',
-    ]);
+    const pickedRecords = parseCsv(picked.text);
+    expect(pickedRecords[0]).toEqual(['amount', 'order_id']);
+    expect(pickedRecords.slice(1, 4).map((record) => record[1])).toEqual(['1', '2', '3']);
+    expect(pickedRecords).toHaveLength(20001);
   });
 
   it('writes a large JSON page in pieces, whole and with its ETag, in both layouts', async () => {

@@ -52,6 +52,8 @@ export interface AppConfig {
     threads: number;
     /** Disk a query may spill to beyond memory, in MB; 0: none. */
     tempLimitMb: number;
+    /** Disk that exports being written and sent may take together, in MB. */
+    exportLimitMb: number;
   };
   /** Bytes of dataset results (and their serialised pages) kept in each process's memory; 0 keeps none. */
   resultCacheMemoryBytes: number;
@@ -261,6 +263,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
       memoryLimitMb: integer(env, 'ENGINE_MEMORY_LIMIT_MB', 1024, 64, 1_048_576),
       threads: integer(env, 'ENGINE_THREADS', 2, 1, 256),
       tempLimitMb: integer(env, 'ENGINE_TEMP_LIMIT_MB', 1024, 0, 10_485_760),
+      exportLimitMb: integer(env, 'ENGINE_EXPORT_LIMIT_MB', 2048, 1, 10_485_760),
     },
     resultCacheMemoryBytes: integer(env, 'RESULT_CACHE_MEMORY_MB', 64, 0, 65_536) * 1024 * 1024,
     resultCacheMaxEntryBytes: integer(env, 'RESULT_CACHE_MAX_ENTRY_MB', 16, 1, 512) * 1024 * 1024,

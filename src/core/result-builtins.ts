@@ -16,6 +16,24 @@ export const DEFAULT_LIMIT = 1000;
  * The values of `x_format` served (decisions.md, "Results"), in the order a 406 lists them; `json` is the
  * ordinary result, the others export every row.
  */
-export const FORMATS = ['json', 'csv', 'ndjson'] as const;
+export const FORMATS = ['json', 'csv', 'ndjson', 'parquet', 'arrow', 'xlsx'] as const;
 
 export type ResultFormat = (typeof FORMATS)[number];
+
+/** The formats that export every row (all but `json`). */
+export type ExportFormat = Exclude<ResultFormat, 'json'>;
+
+/**
+ * The media type each export is sent as (decisions.md, "Results"), named by `Accept` too; the OpenAPI
+ * document lists them. Whether the body is text decides its schema there.
+ */
+export const EXPORT_MEDIA_TYPES: Record<ExportFormat, { type: string; binary: boolean }> = {
+  csv: { type: 'text/csv', binary: false },
+  ndjson: { type: 'application/x-ndjson', binary: false },
+  parquet: { type: 'application/vnd.apache.parquet', binary: true },
+  arrow: { type: 'application/vnd.apache.arrow.stream', binary: true },
+  xlsx: {
+    type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    binary: true,
+  },
+};

@@ -20,7 +20,9 @@ import {
 import { parseResultOptions, ResultOptions } from '@/datasets/results/result-options';
 import type { ResultReply } from '@/datasets/results/result-reply';
 import { HeldRows, SchemaField, schemaFields } from '@/datasets/results/result-shape';
-import { encodeRows, streamOptions } from '@/datasets/results/result-streams';
+import { encodeRows, exportSelect } from '@/datasets/results/result-streams';
+import { EXTENSIONS } from '@/engine/export/export-sql';
+import type { ExportFormat } from '@/core/result-builtins';
 import { CONTENT_TYPES, ResultFormat, chooseFormat } from '@/datasets/results/stream-formats';
 import type { CompiledDataset } from '@/engine/compile';
 import { Engine } from '@/engine/engine';
@@ -120,9 +122,14 @@ export class DatasetsService {
     // x_format wins over Accept, and names a download (Content-Disposition).
     const { format, named } = chooseFormat(request.builtins.x_format, wants.format);
     if (format !== 'json') {
-      const options = streamOptions(wants.shape === 'paged' ? request.builtins : {});
+      // Every row, in the columns x_select names (decisions.md, "Results"); the legacy layout's whole
+      // result reads no built-in.
+      const select = exportSelect(
+        wants.shape === 'paged' ? request.builtins : {},
+        this.config.maxResultRows,
+      );
       const resolved = await this.resolve(caller, name, request);
-      return this.exportReply(resolved, format, options);
+      return this.exportReply(resolved, format, select);
     }
     const options = this.jsonOptions(request, wants.shape);
     const resolved = await this.resolve(caller, name, request);
@@ -314,24 +321,31 @@ export class DatasetsService {
     return { ...value, answer };
   }
 
-  private exportReply(
-    resolved: Resolved,
-    format: 'csv' | 'ndjson',
-    options: ReturnType<typeof streamOptions>,
-  ): ResultReply {
+  /**
+   * An export: written by DuckDB's own writers ({@link Engine.exportDataset}), or, for a dataset on an
+   * external connection, CSV or NDJSON encoded from its rows. The slot is taken when the first chunk is
+   * read (a refusal is still answered as a 429 then, and so is a failure while writing, in the layout's
+   * shape) and held until the last one is sent or the client goes away.
+   */
+  private exportReply(resolved: Resolved, format: ExportFormat, select: string[]): ResultReply {
     const { dataset } = resolved;
-    // The slot is taken when the first chunk is read (a refusal is still answered as a 429 then) and held
-    // until the last one is sent or the client goes away.
-    const batches = this.slots.stream(
-      'export',
-      resolved.owner,
-      this.engine.streamDataset(resolved.compiled()),
-    );
+    const compiled = resolved.compiled();
+    const fromRows =
+      compiled.target.kind === 'connection' && (format === 'csv' || format === 'ndjson');
+    const chunks = fromRows
+      ? encodeRows(this.cache.stream(dataset.name, this.engine.streamDataset(compiled)), format, {
+          select,
+          offset: 0,
+          limit: Number.POSITIVE_INFINITY,
+        })
+      : this.cache.exported(dataset.name, () =>
+          this.engine.exportDataset(compiled, { format, select, name: dataset.name }),
+        );
     return {
       kind: 'stream',
       contentType: CONTENT_TYPES[format],
-      filename: `${dataset.name}.${format}`,
-      chunks: encodeRows(this.cache.stream(dataset.name, batches), format, options),
+      filename: `${dataset.name}.${EXTENSIONS[format]}`,
+      chunks: this.slots.stream('export', resolved.owner, chunks),
     };
   }
 

@@ -38,7 +38,13 @@ import { ServedProject } from '@/core/project/served-project';
 import type { ProjectProblem } from '@/core/project/project-errors';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { checkModels } from '@/engine/check/check-models';
-import { DomainError, ModelFailedError } from '@/core/errors';
+import { DomainError, ModelFailedError, NotAcceptableError } from '@/core/errors';
+import type { ExportFormat } from '@/core/result-builtins';
+import { arrowStream } from '@/engine/duckdb/duckdb-arrow';
+import { WrittenExport, exportDuckdbQuery } from '@/engine/duckdb/duckdb-export';
+import { ExportSpace } from '@/engine/export/export-space';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { PassThrough, Readable } from 'node:stream';
 import { ServerPaths } from '@/engine/server-paths';
 
 export interface EngineOptions {
@@ -84,6 +90,8 @@ export interface EngineBuildHooks {
  */
 export class Engine {
   readonly environments: EnvironmentManager;
+  /** Where DuckDB writes exports, and the disk they may take. */
+  private readonly exports: ExportSpace;
   private readonly connections: ExternalConnections;
   private readonly limits: QueryLimits;
   private readonly buildLimits: QueryLimits;
@@ -100,6 +108,8 @@ export class Engine {
    */
   constructor(project: Project | ServedProject, options: EngineOptions) {
     this.served = project instanceof ServedProject ? project : new ServedProject(project);
+    const limits = { ...DEFAULT_ENGINE_LIMITS, ...options.limits };
+    this.exports = new ExportSpace(options.dataDir, limits.exportLimitMb);
     this.environments = new EnvironmentManager(
       options.dataDir,
       (environment) => {
@@ -107,9 +117,10 @@ export class Engine {
         this.served.replace(environment.project);
         this.reads.clear();
       },
-      { ...DEFAULT_ENGINE_LIMITS, ...options.limits },
+      limits,
       projectIdentity(this.served.current),
       options.onForeignBuild,
+      this.exports.dir,
     );
     this.env = options.env ?? {};
     this.connections = new ExternalConnections(this.project.connections, this.env, {
@@ -390,6 +401,80 @@ export class Engine {
   }
 
   /**
+   * Every row of a compiled dataset in an export format, written by DuckDB (see {@link exportDuckdbQuery}
+   * and {@link arrowStream}); `select` picks and orders the columns. The environment is held while DuckDB
+   * reads it: until the file is written, or for an Arrow stream until it ends. A dataset on an external
+   * connection is exported as CSV or NDJSON from its rows ({@link streamDataset}); the other formats are
+   * written from the engine's own tables only.
+   */
+  async exportDataset(
+    compiled: CompiledDataset,
+    request: { format: ExportFormat; select: readonly string[]; name: string },
+  ): Promise<WrittenExport> {
+    if (compiled.target.kind === 'connection') {
+      throw new NotAcceptableError(
+        `The dataset "${compiled.dataset}" reads the connection "${compiled.target.connection}"; ` +
+          'its rows are exported as csv or ndjson only',
+      );
+    }
+    const lease = await this.environments.acquire();
+    let connection: DuckDBConnection | undefined;
+    const written: WrittenExport = { stream: new PassThrough() };
+    let handedOver = false;
+    try {
+      connection = await lease.environment.connect();
+      const open = connection;
+      // Released when DuckDB is done with the environment, which may be before the client has every byte.
+      const finished = (rows: number): void => {
+        written.rows = rows;
+        open.closeSync();
+        lease.release();
+      };
+      const { sql, binds } = compiled;
+      if (request.format === 'arrow') {
+        const stream = arrowStream(
+          open,
+          sql,
+          binds,
+          request.select,
+          this.limits.timeoutMs,
+          finished,
+        );
+        handedOver = true;
+        written.stream = this.scrubbedStream(compiled.model, stream);
+        return written;
+      }
+      const { stream, done } = await exportDuckdbQuery(open, sql, binds, this.exports, {
+        format: request.format,
+        select: request.select,
+        name: request.name,
+        timeoutMs: this.limits.timeoutMs,
+      });
+      handedOver = true;
+      done.then(finished, () => finished(0));
+      written.stream = this.scrubbedStream(compiled.model, stream);
+      return written;
+    } catch (error) {
+      throw this.scrubbed(modelError(compiled.model, error));
+    } finally {
+      if (!handedOver) {
+        connection?.closeSync();
+        lease.release();
+      }
+    }
+  }
+
+  /** A stream whose failure is told as a model's, like a query's; destroying it stops the source. */
+  private scrubbedStream(model: string, stream: Readable): Readable {
+    const scrubbed = new PassThrough();
+    stream.on('error', (error) =>
+      scrubbed.destroy(this.scrubbed(modelError(model, error)) as Error),
+    );
+    scrubbed.on('close', () => stream.destroy());
+    return stream.pipe(scrubbed);
+  }
+
+  /**
    * Read-only SQL over the built tables and the runtime models it names; errors are `invalid_sql` (which
    * includes SQL reading the server's settings or files), `query_timeout` or `query_too_large`.
    */
@@ -405,7 +490,14 @@ export class Engine {
   async close(): Promise<void> {
     this.environments.close();
     await this.connections.close();
+    this.exports.close();
   }
+}
+
+/** An engine failure as the model's (`model_failed`); the service's own errors as they are. */
+function modelError(model: string, error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  return new ModelFailedError(model, error instanceof Error ? error.message : String(error));
 }
 
 /** The names of the tables of an environment. */

@@ -9,7 +9,7 @@ import type {
   SchemaObject,
 } from '@nestjs/swagger';
 import { STATUS_OF } from '@/core/errors';
-import { DEFAULT_LIMIT } from '@/core/result-builtins';
+import { DEFAULT_LIMIT, EXPORT_MEDIA_TYPES } from '@/core/result-builtins';
 
 /**
  * Shared pieces of the OpenAPI document, free of decorators: schema references and the error bodies of
@@ -173,3 +173,21 @@ export function documentServerRules(document: OpenAPIObject, maxRows: number): v
     }
   }
 }
+
+/** The bodies of a dataset's exports, by media type, beside its JSON result. */
+export function exportContent(): Record<string, { schema: { type: 'string'; format?: 'binary' } }> {
+  return Object.fromEntries(
+    Object.values(EXPORT_MEDIA_TYPES).map(({ type, binary }) => [
+      type,
+      {
+        schema: binary
+          ? { type: 'string' as const, format: 'binary' as const }
+          : { type: 'string' as const },
+      },
+    ]),
+  );
+}
+
+/** What the 200 of a results operation says of its exports. */
+export const EXPORTS_DESCRIPTION =
+  'An `Accept` of an export type (quality values weighed), or `x_format`, exports every row instead: CSV, NDJSON, Parquet, an Arrow IPC stream or an Excel workbook; `x_format` adds `Content-Disposition: attachment`';

@@ -9,7 +9,14 @@ import {
   ApiResponse,
   ApiSecurity,
 } from '@nestjs/swagger';
-import { ErrorStatus, errorResponse, Layout, ref } from '@/openapi/common-schemas';
+import {
+  EXPORTS_DESCRIPTION,
+  ErrorStatus,
+  errorResponse,
+  exportContent,
+  Layout,
+  ref,
+} from '@/openapi/common-schemas';
 import {
   builtInQuery,
   builtInSchemas,
@@ -76,14 +83,12 @@ export const ApiLegacyErrors = (...statuses: ErrorStatus[]) => errorDecorators('
 export const ApiDatasetResult = (layout: Layout, get: boolean) =>
   applyDecorators(
     ApiOkResponse({
-      description:
-        'The result as JSON; `Accept: text/csv` or `application/x-ndjson` (quality values weighed), or `x_format`, exports every row instead; `x_format` adds `Content-Disposition: attachment`',
+      description: `The result as JSON. ${EXPORTS_DESCRIPTION}`,
       content: {
         'application/json': {
           schema: ref(layout === 'current' ? 'DatasetResult' : 'LegacyDatasetResult'),
         },
-        'text/csv': { schema: { type: 'string' } },
-        'application/x-ndjson': { schema: { type: 'string' } },
+        ...exportContent(),
       },
     }),
     ...(get

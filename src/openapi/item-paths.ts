@@ -9,8 +9,10 @@ import type {
 import {
   BODY_ERRORS,
   COMMON_ERRORS,
+  EXPORTS_DESCRIPTION,
   ErrorStatus,
   errorResponses,
+  exportContent,
   ref,
   Schemas,
 } from '@/openapi/common-schemas';
@@ -453,11 +455,10 @@ export function projectItemDocs(project: Project, prefix: string, maxRows: numbe
     };
     const resultResponses = (get: boolean): ResponsesObject => ({
       '200': {
-        description: `${dataset.label}. \`Accept: text/csv\` or \`application/x-ndjson\` (quality values weighed), or \`x_format\`, exports every row`,
+        description: `${dataset.label}. ${EXPORTS_DESCRIPTION}`,
         content: {
           'application/json': { schema: ref(name('Result')) },
-          'text/csv': { schema: { type: 'string' } },
-          'application/x-ndjson': { schema: { type: 'string' } },
+          ...exportContent(),
         },
       },
       ...(get

@@ -85,7 +85,7 @@ function builtInSchema(name: BuiltIn, bounds: BuiltInBounds, legacy: boolean): S
         type: 'string',
         enum: [...FORMATS],
         description:
-          'The format, over Accept, as a download (Content-Disposition): json is the result, csv and ndjson export every row',
+          'The format, over Accept, as a download (Content-Disposition): json is the result, the others export every row',
       };
     case 'x_parent_param':
       return {

@@ -8,6 +8,7 @@ import { currentRequest } from '@/http/request/request-context';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CACHED_RUN_CODEC, CachedRun } from '@/datasets/results/result-codec';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
+import type { WrittenExport } from '@/engine/duckdb/duckdb-export';
 import { MetricsService } from '@/metrics/metrics.service';
 
 /** How a request was answered: a kept page, or where its result came from (see {@link Outcome}). */
@@ -103,6 +104,27 @@ export class DatasetResultCache {
 
   answered(dataset: string, answer: Answer): void {
     this.answers.inc({ dataset, outcome: answer });
+  }
+
+  /**
+   * Counts, times and logs an export DuckDB writes ({@link Engine.exportDataset}), passing its bytes on as
+   * they are read; logged with its rows when the last byte is sent or the client goes away.
+   */
+  async *exported(
+    dataset: string,
+    write: () => Promise<WrittenExport>,
+  ): AsyncGenerator<Uint8Array> {
+    this.executions.inc({ dataset, kind: 'stream' });
+    const started = performance.now();
+    const written = await write();
+    try {
+      for await (const chunk of written.stream) yield chunk as Uint8Array;
+    } finally {
+      written.stream.destroy();
+      const seconds = (performance.now() - started) / 1000;
+      this.durations.observe({ dataset, kind: 'stream' }, seconds);
+      this.logExecution(dataset, 'stream', written.rows ?? 0, seconds);
+    }
   }
 
   /** Counts, times and logs an export's query, which runs as long as its rows are being read. */

@@ -1,4 +1,6 @@
-import { encodeRows, streamOptions } from '@/datasets/results/result-streams';
+import { StreamOptions, encodeRows, exportSelect } from '@/datasets/results/result-streams';
+
+const ALL: StreamOptions = { select: [], offset: 0, limit: Number.POSITIVE_INFINITY };
 import { RowBatch, rowsBatch } from '@/engine/duckdb/duckdb-stream';
 import type { JsonValue } from '@/engine/query/query-result';
 
@@ -39,19 +41,23 @@ describe('encodeRows', () => {
       ],
       [[3, 'say "x"']],
     ]);
-    expect(await text(encodeRows(batches, 'csv', streamOptions({})))).toBe(
+    expect(await text(encodeRows(batches, 'csv', ALL))).toBe(
       'id,note\r\n1,"a, b"\r\n2,\r\n3,"say ""x"""\r\n',
     );
   });
 
   it('writes a header for a result without rows', async () => {
     const { batches } = source([[]]);
-    expect(await text(encodeRows(batches, 'csv', streamOptions({})))).toBe('id,note\r\n');
+    expect(await text(encodeRows(batches, 'csv', ALL))).toBe('id,note\r\n');
   });
 
-  it('applies x_select, x_offset and x_limit across batches, and stops the source once done', async () => {
+  it('applies a column selection, an offset and a limit across batches, and stops the source once done', async () => {
     const { batches, state } = source([[[1, 'a']], [[2, 'b']], [[3, 'c']], [[4, 'd']]]);
-    const options = streamOptions({ x_select: ['note'], x_offset: '1', x_limit: '2' });
+    const options: StreamOptions = {
+      select: exportSelect({ x_select: ['note'] }, 1000),
+      offset: 1,
+      limit: 2,
+    };
     expect(await text(encodeRows(batches, 'ndjson', options))).toBe('{"note":"b"}\n{"note":"c"}\n');
     expect(state.pulled).toBe(3);
     expect(state.closed).toBe(true);
@@ -60,7 +66,9 @@ describe('encodeRows', () => {
   it('refuses an unknown column before writing', async () => {
     const { batches } = source([[[1, 'a']]]);
     await expect(
-      text(encodeRows(batches, 'csv', streamOptions({ x_select: 'nope' }))),
+      text(
+        encodeRows(batches, 'csv', { ...ALL, select: exportSelect({ x_select: 'nope' }, 1000) }),
+      ),
     ).rejects.toThrow('unknown column "nope"');
   });
 });

@@ -4,22 +4,20 @@ import { csvLine, ndjsonLine } from '@/datasets/results/stream-formats';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import type { JsonValue } from '@/engine/query/query-result';
 
-/** `x_select`, `x_offset` and `x_limit` of an export; without `x_limit`, every row. */
+/** The columns, first row and row count an export encodes from rows. */
 export interface StreamOptions {
   select: string[];
   offset: number;
   limit: number;
 }
 
-/** Exports are not bounded by MAX_RESULT_ROWS: they never hold more than one chunk of rows. */
-export function streamOptions(builtins: Record<string, unknown>): StreamOptions {
-  const parsed = parseResultOptions(builtins, Number.MAX_SAFE_INTEGER);
-  const limited = builtins.x_limit !== undefined && builtins.x_limit !== '';
-  return {
-    select: parsed.select,
-    offset: parsed.offset,
-    limit: limited ? parsed.limit : Number.POSITIVE_INFINITY,
-  };
+/**
+ * The columns an export writes: `x_select`, checked like a JSON result's. An export is every row
+ * (decisions.md, "Results"): `x_offset`, `x_limit` and `x_orientation` are only validated, as the
+ * OpenAPI document states them (`x_limit` at most `maxRows`).
+ */
+export function exportSelect(builtins: Record<string, unknown>, maxRows: number): string[] {
+  return parseResultOptions(builtins, maxRows).select;
 }
 
 function columnIndexes(names: string[], select: string[]): number[] {

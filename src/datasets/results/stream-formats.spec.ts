@@ -34,7 +34,11 @@ describe('negotiateFormat', () => {
     ['text/plain, image/png', undefined],
     ['application/json;q=0', undefined],
     ['application/json;q=2', undefined],
-    ['application/vnd.apache.parquet', undefined],
+    ['application/vnd.apache.parquet', 'parquet'],
+    ['application/vnd.apache.arrow.stream;q=0.9, application/json;q=0.5', 'arrow'],
+    ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'xlsx'],
+    // The Arrow file format (random access) is not served: only the stream.
+    ['application/vnd.apache.arrow.file', undefined],
   ])('reads %j as %s', (accept, format) => {
     expect(negotiateFormat(accept)).toBe(format);
   });
@@ -55,7 +59,7 @@ describe('chooseFormat', () => {
   it('refuses with a 406 listing what it serves an x_format or an Accept it cannot serve', () => {
     for (const [xFormat, accepted] of [
       ['xml', 'json'],
-      ['parquet', 'json'],
+      ['PARQUET', 'json'],
       [['csv', 'json'], 'json'],
       [3, 'json'],
       [undefined, undefined],
@@ -67,7 +71,9 @@ describe('chooseFormat', () => {
         error = thrown;
       }
       expect(error).toBeInstanceOf(NotAcceptableError);
-      expect((error as Error).message).toMatch(/json, csv, ndjson \(x_format\).*text\/csv/);
+      expect((error as Error).message).toMatch(
+        /json, csv, ndjson, parquet, arrow, xlsx \(x_format\).*text\/csv/,
+      );
     }
   });
 });

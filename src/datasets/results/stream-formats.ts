@@ -1,5 +1,5 @@
 import { NotAcceptableError } from '@/core/errors';
-import { FORMATS, ResultFormat } from '@/core/result-builtins';
+import { EXPORT_MEDIA_TYPES, FORMATS, ResultFormat } from '@/core/result-builtins';
 import { mediaType } from '@/http/input/media-type';
 import type { JsonValue } from '@/engine/query/query-result';
 
@@ -8,7 +8,10 @@ export type { ResultFormat };
 export const CONTENT_TYPES: Record<ResultFormat, string> = {
   json: 'application/json; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
-  ndjson: 'application/x-ndjson',
+  ndjson: EXPORT_MEDIA_TYPES.ndjson.type,
+  parquet: EXPORT_MEDIA_TYPES.parquet.type,
+  arrow: EXPORT_MEDIA_TYPES.arrow.type,
+  xlsx: EXPORT_MEDIA_TYPES.xlsx.type,
 };
 
 /** Media ranges of `Accept` and the format each one names; `*\/*` and `application/*` mean JSON. */
@@ -17,6 +20,9 @@ const RANGES: Record<string, ResultFormat> = {
   'text/csv': 'csv',
   'application/x-ndjson': 'ndjson',
   'application/ndjson': 'ndjson',
+  [EXPORT_MEDIA_TYPES.parquet.type]: 'parquet',
+  [EXPORT_MEDIA_TYPES.arrow.type]: 'arrow',
+  [EXPORT_MEDIA_TYPES.xlsx.type]: 'xlsx',
   'text/*': 'csv',
   'application/*': 'json',
   '*/*': 'json',

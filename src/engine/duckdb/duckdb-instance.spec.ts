@@ -7,7 +7,7 @@ import { runDuckdbQuery } from '@/engine/duckdb/duckdb-query';
 import { streamDuckdbQuery } from '@/engine/duckdb/duckdb-stream';
 import { READ_ONLY_OPTIONS } from '@/engine/environment/environment';
 
-const SMALL: EngineLimits = { memoryLimitMb: 64, threads: 1, tempLimitMb: 0 };
+const SMALL: EngineLimits = { memoryLimitMb: 64, threads: 1, tempLimitMb: 0, exportLimitMb: 1 };
 /** A list of 200,000,000 numbers: 1.6 GB, far past 64 MB. */
 const HUGE = 'SELECT list(range) AS l FROM range(200000000)';
 /** A sort of 20,000,000 wide rows: more than 64 MB, which DuckDB would spill to disk if it might. */

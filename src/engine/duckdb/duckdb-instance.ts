@@ -1,4 +1,5 @@
 import { DuckDBInstance } from '@duckdb/node-api';
+import { quoteString } from '@/engine/sql-text';
 
 /** What one DuckDB database may use of the machine (`ENGINE_*` in the configuration). */
 export interface EngineLimits {
@@ -8,13 +9,17 @@ export interface EngineLimits {
   threads: number;
   /** `max_temp_directory_size`, in MB: what a query may spill to disk beyond memory; 0 spills nothing. */
   tempLimitMb: number;
+  /** Disk, in MB, that exports being written and sent may take together (see ExportSpace). */
+  exportLimitMb: number;
 }
 
-/** For a 2-core machine: the defaults of `ENGINE_MEMORY_LIMIT_MB`, `ENGINE_THREADS`, `ENGINE_TEMP_LIMIT_MB`. */
+/** For a 2-core machine: the defaults of `ENGINE_MEMORY_LIMIT_MB`, `ENGINE_THREADS`, `ENGINE_TEMP_LIMIT_MB`,
+ * `ENGINE_EXPORT_LIMIT_MB`. */
 export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
   memoryLimitMb: 1024,
   threads: 2,
   tempLimitMb: 1024,
+  exportLimitMb: 2048,
 };
 
 /**
@@ -55,18 +60,33 @@ export function limitStatements(limits: EngineLimits): string[] {
 }
 
 /**
- * Opens a DuckDB database with `options` (given to `DuckDBInstance.create`), sets the limits, then locks
- * its configuration: neither a request's SQL nor a build model's can raise them or undo `options`.
+ * Shuts a database off from files and the network except `dir`, where its `COPY ... TO` writes exports.
+ * In this order: once external access is off, `allowed_directories` can no longer be changed (node-api
+ * 1.5.6; given to `DuckDBInstance.create` they fail with "Failed to set config"). `read_csv('/etc/passwd')`,
+ * `ATTACH` and a `COPY` outside `dir` are then refused with a Permission Error (duckdb-instance.spec.ts).
+ */
+export function exportOnlyStatements(dir: string): string[] {
+  return [`SET allowed_directories = [${quoteString(dir)}]`, 'SET enable_external_access = false'];
+}
+
+/**
+ * Opens a DuckDB database with `options` (given to `DuckDBInstance.create`), shuts it off from files but
+ * `exportDir` when given ({@link exportOnlyStatements}), sets the limits, then locks its configuration:
+ * neither a request's SQL nor a build model's can raise them or undo `options`.
  */
 export async function openDuckdb(
   path: string,
   options: Record<string, string>,
   limits: EngineLimits,
+  exportDir?: string,
 ): Promise<DuckDBInstance> {
   const instance = await DuckDBInstance.create(path, options);
   try {
     const connection = await instance.connect();
     try {
+      if (exportDir !== undefined) {
+        for (const statement of exportOnlyStatements(exportDir)) await connection.run(statement);
+      }
       for (const statement of limitStatements(limits)) await connection.run(statement);
       await connection.run('SET lock_configuration = true');
     } finally {

@@ -79,6 +79,8 @@ export class EnvironmentManager {
     readonly limits: EngineLimits = DEFAULT_ENGINE_LIMITS,
     readonly identity = 'unnamed v0',
     private readonly onForeign: (found: ForeignBuild) => void = () => undefined,
+    /** The only folder environments opened here may write, with `COPY ... TO`: exports. */
+    readonly exportDir?: string,
   ) {
     this.dir = join(dataDir, 'environments');
   }
@@ -287,7 +289,7 @@ export class EnvironmentManager {
       const path = this.fileOf(id);
       if (existsSync(path)) {
         try {
-          const environment = await Environment.open(id, path, this.limits);
+          const environment = await Environment.open(id, path, this.limits, this.exportDir);
           this.pointerStamp = stamp;
           this.swap(environment);
           return;

@@ -49,8 +49,21 @@ export class Environment {
     private readonly instance: DuckDBInstance,
   ) {}
 
-  static async open(id: string, path: string, limits: EngineLimits): Promise<Environment> {
-    return new Environment(id, path, await openDuckdb(path, READ_ONLY_OPTIONS, limits));
+  /**
+   * @param exportDir the only folder its connections may write, with `COPY ... TO` (exports); without it
+   * no file at all ({@link READ_ONLY_OPTIONS}).
+   */
+  static async open(
+    id: string,
+    path: string,
+    limits: EngineLimits,
+    exportDir?: string,
+  ): Promise<Environment> {
+    const instance =
+      exportDir === undefined
+        ? await openDuckdb(path, READ_ONLY_OPTIONS, limits)
+        : await openDuckdb(path, { access_mode: 'READ_ONLY' }, limits, exportDir);
+    return new Environment(id, path, instance);
   }
 
   get readerCount(): number {

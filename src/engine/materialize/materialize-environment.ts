@@ -183,7 +183,7 @@ export async function materializeEnvironment(
       manager.limits,
       signal,
     );
-    environment = await Environment.open(buildId, file, manager.limits);
+    environment = await Environment.open(buildId, file, manager.limits, manager.exportDir);
     if (hooks.beforeSwitch) {
       try {
         await hooks.beforeSwitch(environment);

@@ -1,0 +1,159 @@
+import type { Readable } from 'node:stream';
+import { DuckDBConnection, DuckDBTypeId, StatementType } from '@duckdb/node-api';
+import { DomainError, NotAcceptableError } from '@/core/errors';
+import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
+import { isOutOfMemory, queryTooLarge } from '@/engine/duckdb/duckdb-errors';
+import { NotAQueryError } from '@/engine/duckdb/duckdb-query';
+import type { ExportSpace } from '@/engine/export/export-space';
+import {
+  CopyFormat,
+  EXTENSIONS,
+  ExportColumn,
+  ExportKind,
+  XLSX_MAX_ROWS,
+  copyStatement,
+  selectColumns,
+  xlsxHeader,
+} from '@/engine/export/export-sql';
+import { sheetName, xlsxWorkbook } from '@/engine/export/xlsx-writer';
+import type { BoundValue } from '@/engine/templating/bound-value';
+
+/** An export written by DuckDB, sent as it is written. */
+export interface WrittenExport {
+  stream: Readable;
+  /** Rows written, once DuckDB has finished. */
+  rows?: number;
+}
+
+export interface ExportRequest {
+  format: CopyFormat;
+  /** `x_select`: the columns to write, in order; empty for all. */
+  select: readonly string[];
+  /** The worksheet's name (xlsx). */
+  name: string;
+  timeoutMs: number;
+}
+
+/** The kind of each DuckDB type an export writes as itself; any other is written as its text. */
+const KINDS: Partial<Record<DuckDBTypeId, ExportKind>> = {
+  [DuckDBTypeId.TINYINT]: 'number',
+  [DuckDBTypeId.SMALLINT]: 'number',
+  [DuckDBTypeId.INTEGER]: 'number',
+  [DuckDBTypeId.BIGINT]: 'number',
+  [DuckDBTypeId.HUGEINT]: 'number',
+  [DuckDBTypeId.UTINYINT]: 'number',
+  [DuckDBTypeId.USMALLINT]: 'number',
+  [DuckDBTypeId.UINTEGER]: 'number',
+  [DuckDBTypeId.UBIGINT]: 'number',
+  [DuckDBTypeId.UHUGEINT]: 'number',
+  [DuckDBTypeId.DECIMAL]: 'decimal',
+  [DuckDBTypeId.FLOAT]: 'float',
+  [DuckDBTypeId.DOUBLE]: 'float',
+  [DuckDBTypeId.BOOLEAN]: 'boolean',
+  [DuckDBTypeId.DATE]: 'date',
+  [DuckDBTypeId.TIMESTAMP]: 'timestamp',
+  [DuckDBTypeId.TIMESTAMP_S]: 'timestamp',
+  [DuckDBTypeId.TIMESTAMP_MS]: 'timestamp',
+  [DuckDBTypeId.TIMESTAMP_NS]: 'timestamp',
+  [DuckDBTypeId.TIMESTAMP_TZ]: 'instant',
+};
+
+/**
+ * The columns `sql` yields, without running it. Read through the same subquery the export writes from,
+ * so that duplicate names are the subquery's (`a`, `a_1`) on both sides.
+ */
+export async function queryColumns(
+  connection: DuckDBConnection,
+  sql: string,
+): Promise<ExportColumn[]> {
+  const prepared = await connection.prepare(`SELECT * FROM (\n${sql}\n)`);
+  try {
+    if (prepared.statementType !== StatementType.SELECT) {
+      throw new NotAQueryError(`only queries (SELECT) may be exported`);
+    }
+    const columns: ExportColumn[] = [];
+    for (let index = 0; index < prepared.columnCount; index++) {
+      columns.push({
+        name: prepared.columnName(index),
+        kind: KINDS[prepared.columnTypeId(index)] ?? 'other',
+      });
+    }
+    return columns;
+  } finally {
+    prepared.destroySync();
+  }
+}
+
+/**
+ * Writes a query's rows with DuckDB's own `COPY ... TO` into the export space, and streams the file as it
+ * is written ({@link ExportSpace.tail}). Selections stay bound values of the prepared `COPY`. The time
+ * limit counts the writing; a COPY stopped by the memory limit is `query_too_large`, and one that outgrows
+ * the export space too. `done` settles when DuckDB has finished (the connection is free again then), with
+ * the rows written. An xlsx result beyond Excel's rows fails with a 406 naming the formats without that
+ * limit: before the first byte when DuckDB is quicker than the client, else by cutting the download short,
+ * never as a sheet silently missing rows.
+ */
+export async function exportDuckdbQuery(
+  connection: DuckDBConnection,
+  sql: string,
+  binds: readonly BoundValue[],
+  space: ExportSpace,
+  request: ExportRequest,
+): Promise<{ stream: Readable; done: Promise<number> }> {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    connection.interrupt();
+  }, request.timeoutMs);
+  const failure = (error: unknown): unknown => {
+    if (timedOut) {
+      return new DomainError(
+        'query_timeout',
+        `The query ran longer than ${request.timeoutMs / 1000} s and was stopped`,
+      );
+    }
+    return isOutOfMemory(error) ? queryTooLarge() : error;
+  };
+  try {
+    const columns = selectColumns(await queryColumns(connection, sql), request.select);
+    const { values, types } = duckdbParameters(binds);
+    const tailed = await space.tail(
+      EXTENSIONS[request.format],
+      async (path) => {
+        try {
+          const prepared = await connection.prepare(
+            copyStatement(sql, columns, request.format, path),
+          );
+          try {
+            if (timedOut) throw new Error('interrupted');
+            prepared.bind(values, types);
+            const reader = await prepared.runAndReadAll();
+            return Number(reader.getRowsJS()[0]?.[0] ?? 0);
+          } finally {
+            prepared.destroySync();
+          }
+        } catch (error) {
+          throw failure(error);
+        }
+      },
+      () => connection.interrupt(),
+      (rows) =>
+        request.format === 'xlsx' && rows > XLSX_MAX_ROWS
+          ? new NotAcceptableError(
+              `An Excel sheet holds at most ${XLSX_MAX_ROWS} rows under its header and this result has more; ` +
+                'export it as csv, parquet, arrow or ndjson',
+            )
+          : undefined,
+    );
+    const done = tailed.done.finally(() => clearTimeout(timer));
+    done.catch(() => undefined);
+    const stream =
+      request.format === 'xlsx'
+        ? xlsxWorkbook(sheetName(request.name), xlsxHeader(columns), tailed.stream)
+        : tailed.stream;
+    return { stream, done };
+  } catch (error) {
+    clearTimeout(timer);
+    throw failure(error);
+  }
+}

@@ -1,0 +1,151 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { NotAcceptableError } from '@/core/errors';
+import { DEFAULT_ENGINE_LIMITS, openDuckdb } from '@/engine/duckdb/duckdb-instance';
+import { exportDuckdbQuery } from '@/engine/duckdb/duckdb-export';
+import { ExportSpace, ExportSpaceFullError } from '@/engine/export/export-space';
+import { CopyFormat, copyStatement } from '@/engine/export/export-sql';
+import type { BoundValue } from '@/engine/templating/bound-value';
+
+async function bytesOf(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+describe('exports written by DuckDB into the export space', () => {
+  let dir: string;
+  let space: ExportSpace;
+  let small: ExportSpace;
+  let instance: DuckDBInstance;
+  let smallInstance: DuckDBInstance;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'drey-exports-'));
+    space = new ExportSpace(dir, 512);
+    small = new ExportSpace(dir, 1);
+    const file = join(dir, 'env.duckdb');
+    const build = await openDuckdb(file, {}, DEFAULT_ENGINE_LIMITS);
+    const connection = await build.connect();
+    await connection.run(
+      "CREATE TABLE t AS SELECT range AS n, 'row ' || range AS label FROM range(3000000)",
+    );
+    await connection.run('CHECKPOINT');
+    connection.closeSync();
+    build.closeSync();
+    // As an environment is opened: read-only, files shut off but the export folder.
+    instance = await openDuckdb(
+      file,
+      { access_mode: 'READ_ONLY' },
+      DEFAULT_ENGINE_LIMITS,
+      space.dir,
+    );
+    smallInstance = await openDuckdb(
+      file,
+      { access_mode: 'READ_ONLY' },
+      DEFAULT_ENGINE_LIMITS,
+      small.dir,
+    );
+  });
+  afterAll(() => {
+    instance.closeSync();
+    smallInstance.closeSync();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const run = async (sql: string, format: CopyFormat, into = space, binds: BoundValue[] = []) => {
+    const connection = await (into === small ? smallInstance : instance).connect();
+    const written = await exportDuckdbQuery(connection, sql, binds, into, {
+      format,
+      select: [],
+      name: 't',
+      timeoutMs: 30_000,
+    });
+    written.done.finally(() => connection.closeSync()).catch(() => undefined);
+    return written;
+  };
+
+  it('writes a COPY inside the folder and nothing else: no other file, no reading, no setting back', async () => {
+    const written = await run('SELECT n FROM t WHERE n < $1', 'csv', space, [
+      { type: 'integer', value: 3 },
+    ]);
+    expect((await bytesOf(written.stream)).toString()).toBe('n\r\n0\r\n1\r\n2\r\n');
+    expect(await written.done).toBe(3);
+    expect(readdirSync(space.dir)).toEqual([]);
+    expect(space.heldBytes).toBe(0);
+
+    const connection = await instance.connect();
+    try {
+      for (const sql of [
+        `COPY (SELECT 1) TO '${join(dir, 'outside.csv')}'`,
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SET allowed_directories = ['/']",
+        'SET enable_external_access = true',
+      ]) {
+        await expect(connection.run(sql)).rejects.toThrow(
+          /Permission|Invalid Input|locked|Cannot change/i,
+        );
+      }
+    } finally {
+      connection.closeSync();
+    }
+  });
+
+  it('stops a COPY that would pass the space, and leaves nothing behind', async () => {
+    const written = await run('SELECT * FROM t', 'csv', small).catch((error: unknown) => error);
+    const failure =
+      written instanceof Error
+        ? written
+        : await bytesOf((written as { stream: Readable }).stream).then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+    expect(failure).toBeInstanceOf(ExportSpaceFullError);
+    expect((failure as Error).message).toContain('1 MB');
+    expect(readdirSync(small.dir)).toEqual([]);
+    expect(small.heldBytes).toBe(0);
+  });
+
+  it('stops the COPY when the reader goes away, and gives the space back', async () => {
+    const written = await run('SELECT * FROM t, range(3)', 'ndjson');
+    const iterator = written.stream[Symbol.asyncIterator]();
+    await iterator.next();
+    written.stream.destroy();
+    await written.done.catch(() => undefined);
+    expect(readdirSync(space.dir)).toEqual([]);
+    expect(space.heldBytes).toBe(0);
+  });
+
+  it('refuses an Excel sheet past its rows rather than cutting it short', async () => {
+    const written = await run('SELECT n FROM t LIMIT 1048576', 'xlsx');
+    await expect(bytesOf(written.stream)).rejects.toBeInstanceOf(NotAcceptableError);
+    const fits = await run('SELECT n FROM t LIMIT 1048575', 'xlsx');
+    expect((await bytesOf(fits.stream)).subarray(0, 2).toString()).toBe('PK');
+    expect(space.heldBytes).toBe(0);
+  });
+
+  it('writes Excel cells as XML: text escaped, control characters dropped, NULL an empty cell', async () => {
+    const columns = [
+      { name: 's', kind: 'other' as const },
+      { name: 'n', kind: 'float' as const },
+      { name: 'd', kind: 'date' as const },
+      { name: 'b', kind: 'boolean' as const },
+    ];
+    const source = `SELECT 'a<b & "c"' || chr(10) || chr(1) || '>' AS s, 'inf'::DOUBLE AS n, DATE '2024-03-01' AS d, NULL::BOOLEAN AS b`;
+    const statement = copyStatement(source, columns, 'xlsx', '/unused');
+    const select = /^COPY \((.*)\) TO /s.exec(statement)?.[1] ?? '';
+    const connection = await instance.connect();
+    try {
+      const reader = await connection.runAndReadAll(select);
+      expect(reader.getRowsJS()[0][0]).toBe(
+        "<row><c t='inlineStr'><is><t xml:space='preserve'>a&lt;b &amp; &quot;c&quot;&#10;&gt;</t></is></c>" +
+          "<c/><c s='1'><v>45352</v></c><c/></row>",
+      );
+    } finally {
+      connection.closeSync();
+    }
+  });
+});

@@ -1,0 +1,154 @@
+import { InvalidRequestError } from '@/core/errors';
+import type { ExportFormat } from '@/core/result-builtins';
+import { quoteIdentifier, quoteString } from '@/engine/sql-text';
+
+/** What an export needs to know of a column's DuckDB type to write it. */
+export type ExportKind =
+  'number' | 'decimal' | 'float' | 'boolean' | 'date' | 'timestamp' | 'instant' | 'other';
+
+export interface ExportColumn {
+  name: string;
+  kind: ExportKind;
+}
+
+/** The formats DuckDB writes itself with `COPY ... TO`: every one but Arrow. */
+export type CopyFormat = Exclude<ExportFormat, 'arrow'>;
+
+/** The file extension of each format, for the file written and the download's name. */
+export const EXTENSIONS: Record<ExportFormat, string> = {
+  csv: 'csv',
+  ndjson: 'ndjson',
+  parquet: 'parquet',
+  arrow: 'arrow',
+  xlsx: 'xlsx',
+};
+
+/**
+ * Excel's last row is 1,048,576; with the header, that many data rows less one. A larger result is refused
+ * rather than cut short: the sheet would silently miss rows.
+ */
+export const XLSX_MAX_ROWS = 1_048_575;
+
+/** The columns an export writes: `select` in its order (each must exist), or all of them. */
+export function selectColumns(
+  columns: readonly ExportColumn[],
+  select: readonly string[],
+): ExportColumn[] {
+  if (select.length === 0) return [...columns];
+  return select.map((name) => {
+    const column = columns.find((candidate) => candidate.name === name);
+    if (!column) throw new InvalidRequestError(`x_select names an unknown column "${name}"`);
+    return column;
+  });
+}
+
+/**
+ * Timestamps as the JSON result writes them (`2024-01-02T03:04:05`, instants in UTC with a `Z`): DuckDB's
+ * CSV and JSON writers put a space between date and time.
+ */
+function timestampText(column: ExportColumn): string {
+  const name = quoteIdentifier(column.name);
+  if (column.kind === 'timestamp') return `replace(CAST(${name} AS VARCHAR), ' ', 'T') AS ${name}`;
+  if (column.kind === 'instant') {
+    return `replace(CAST(timezone('UTC', ${name}) AS VARCHAR), ' ', 'T') || 'Z' AS ${name}`;
+  }
+  return name;
+}
+
+/** XML text: escaped, without the control characters XML 1.0 forbids. */
+function xmlText(expression: string): string {
+  const escaped = [
+    ['&', '&amp;'],
+    ['<', '&lt;'],
+    ['>', '&gt;'],
+    ['"', '&quot;'],
+    ['\r', '&#13;'],
+    ['\n', '&#10;'],
+  ].reduce(
+    (sql, [from, to]) => `replace(${sql}, ${quoteString(from)}, ${quoteString(to)})`,
+    expression,
+  );
+  return `regexp_replace(${escaped}, '[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F]', '', 'g')`;
+}
+
+/**
+ * One cell of a worksheet row (SpreadsheetML, ECMA-376 part 1 §18.3.1.4), as SQL: numbers as numbers,
+ * booleans as booleans, dates and timestamps as Excel serial numbers in the date styles of
+ * {@link XLSX_STYLES}, the rest as inline text. A NULL is an empty cell, so the cells after it keep their
+ * column. Attributes are single-quoted, which keeps the SQL's string literals short.
+ */
+function xlsxCell(column: ExportColumn): string {
+  const name = quoteIdentifier(column.name);
+  const cell = (() => {
+    switch (column.kind) {
+      case 'number':
+      case 'decimal':
+      case 'float':
+        return `'<c><v>' || CAST(${name} AS VARCHAR) || '</v></c>'`;
+      case 'boolean':
+        return `'<c t=''b''><v>' || CAST(CAST(${name} AS INTEGER) AS VARCHAR) || '</v></c>'`;
+      case 'date':
+        return `'<c s=''1''><v>' || CAST(${name} - DATE '1899-12-30' AS VARCHAR) || '</v></c>'`;
+      case 'timestamp':
+      case 'instant':
+        return `'<c s=''2''><v>' || CAST(epoch_us(${name}) / 86400000000.0 + 25569 AS VARCHAR) || '</v></c>'`;
+      case 'other':
+        return `'<c t=''inlineStr''><is><t xml:space=''preserve''>' || ${xmlText(
+          `left(CAST(${name} AS VARCHAR), 32767)`,
+        )} || '</t></is></c>'`;
+    }
+  })();
+  // A non-finite double has no cell form: empty, like NULL.
+  const finite = column.kind === 'float' ? `CASE WHEN isfinite(${name}) THEN ${cell} END` : cell;
+  return `coalesce(${finite}, '<c/>')`;
+}
+
+/** The header row of a worksheet, in XML. */
+export function xlsxHeader(columns: readonly ExportColumn[]): string {
+  const cells = columns
+    .map((column) => {
+      const text = column.name
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        // eslint-disable-next-line no-control-regex
+        .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F]/g, '');
+      return `<c t="inlineStr"><is><t xml:space="preserve">${text}</t></is></c>`;
+    })
+    .join('');
+  return `<row>${cells}</row>`;
+}
+
+/**
+ * The `COPY` that writes `source`'s rows (the columns `columns`) to `path` in `format`. The source keeps
+ * its bound values (`$1`, ...): the statement is prepared and bound like any other.
+ * - csv: RFC 4180, a header, CRLF;
+ * - ndjson: one JSON object per line;
+ * - parquet: DuckDB's Parquet writer with its defaults (Snappy);
+ * - xlsx: the worksheet's `<row>` elements, one per line, which {@link XlsxWriter} puts inside the
+ *   worksheet; the row limit is checked with a LIMIT of one row more.
+ */
+export function copyStatement(
+  source: string,
+  columns: readonly ExportColumn[],
+  format: CopyFormat,
+  path: string,
+): string {
+  const from = `FROM (\n${source}\n)`;
+  const target = quoteString(path);
+  switch (format) {
+    case 'csv':
+      return `COPY (SELECT ${columns.map(timestampText).join(', ')} ${from}) TO ${target} (FORMAT csv, HEADER true, NEW_LINE '\r\n')`;
+    case 'ndjson':
+      return `COPY (SELECT ${columns.map(timestampText).join(', ')} ${from}) TO ${target} (FORMAT json)`;
+    case 'parquet':
+      return `COPY (SELECT ${columns.map((c) => quoteIdentifier(c.name)).join(', ')} ${from}) TO ${target} (FORMAT parquet)`;
+    case 'xlsx': {
+      const row = `'<row>' || ${columns.map(xlsxCell).join(' || ') || "''"} || '</row>'`;
+      // One column, never holding the delimiter (a control character, removed from text) or a line break
+      // (escaped): DuckDB writes each row as it is. Without a quote character the writer does not look
+      // for one: half the time of the default for the same bytes (1,000,000 rows, 320 MB).
+      return `COPY (SELECT ${row} AS r ${from} LIMIT ${XLSX_MAX_ROWS + 1}) TO ${target} (FORMAT csv, HEADER false, DELIM '\x01', QUOTE '', ESCAPE '', NEW_LINE '\n')`;
+    }
+  }
+}
