@@ -29,7 +29,7 @@ describe('LinesPerTurn', () => {
     const lines = new LinesPerTurn((text) => out.push(text), 100);
     const line = `${'x'.repeat(29)}\n`;
     for (let i = 0; i < 10; i++) lines.write(line, false);
-    // 30 bytes a line: the fourth reaches 120 ≥ 100, and so does the eighth; two are left for the turn.
+    // 30 characters a line: the fourth reaches 120 ≥ 100, and so does the eighth; two are left for the turn.
     expect(out).toEqual([line.repeat(4), line.repeat(4)]);
     await nextTurn();
     expect(out).toEqual([line.repeat(4), line.repeat(4), line.repeat(2)]);

@@ -13,8 +13,11 @@ type Fields = Record<string, unknown>;
  */
 export type LineWriter = (line: string, now: boolean) => void;
 
-/** Bytes of log lines held before they are written without waiting for the end of the turn. */
-export const HELD_LINES_MAX_BYTES = 64 * 1024;
+/**
+ * Characters of log lines held before they are written without waiting for the end of the turn (64 Ki:
+ * at most 192 KiB of UTF-8; a request line is about 200).
+ */
+export const HELD_LINES_MAX_CHARS = 64 * 1024;
 
 /**
  * Writes the lines that may wait once per turn of the event loop rather than one by one: stdout on a file
@@ -23,23 +26,23 @@ export const HELD_LINES_MAX_BYTES = 64 * 1024;
  * bench/cpu-per-request.js (the write 2.6%, making the line the rest). Under that load a turn serves a
  * handful of requests, so one write carries several lines. Lines stay in order: a line that may not wait
  * writes what is held first, then itself, at once; what is held is also written when it reaches
- * {@link HELD_LINES_MAX_BYTES} and when the process exits. A process killed outright (SIGKILL) loses at
+ * {@link HELD_LINES_MAX_CHARS} and when the process exits. A process killed outright (SIGKILL) loses at
  * most the request lines of its last turn.
  */
 export class LinesPerTurn {
   private held: string[] = [];
-  private bytes = 0;
+  private chars = 0;
   private scheduled = false;
 
   constructor(
     private readonly out: (text: string) => void,
-    private readonly maxBytes = HELD_LINES_MAX_BYTES,
+    private readonly maxChars = HELD_LINES_MAX_CHARS,
   ) {}
 
   readonly write: LineWriter = (line, now) => {
     this.held.push(line);
-    this.bytes += line.length;
-    if (now || this.bytes >= this.maxBytes) {
+    this.chars += line.length;
+    if (now || this.chars >= this.maxChars) {
       this.flush();
       return;
     }
@@ -55,7 +58,7 @@ export class LinesPerTurn {
     if (this.held.length === 0) return;
     const text = this.held.length === 1 ? this.held[0] : this.held.join('');
     this.held = [];
-    this.bytes = 0;
+    this.chars = 0;
     this.out(text);
   };
 }
