@@ -48,7 +48,7 @@ export class ParametersService {
     const environmentId =
       this.queriesOf(project).length === 0
         ? undefined
-        : (this.engine.environments.freshId() ?? (await this.currentEnvironment()));
+        : (this.engine.freshBuildId() ?? (await this.currentEnvironment()));
     // Following another process's build may have brought its project too: start again with it.
     if (this.project !== project) return this.catalog();
     const resolved = this.resolved;

@@ -7,17 +7,87 @@ const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 type Fields = Record<string, unknown>;
 
 /**
+ * Where log lines go: `now` false for a line that may wait for the end of the turn (the request line,
+ * written once its response is finished); every other line is written at once, so that it is out before
+ * what follows it (a response, a crash).
+ */
+export type LineWriter = (line: string, now: boolean) => void;
+
+/**
+ * Characters of log lines held before they are written without waiting for the end of the turn (64 Ki:
+ * at most 192 KiB of UTF-8; a request line is about 200).
+ */
+export const HELD_LINES_MAX_CHARS = 64 * 1024;
+
+/**
+ * Writes the lines that may wait once per turn of the event loop rather than one by one: stdout on a file
+ * or a pipe is written synchronously, a system call and a pass through Node's stream code per line, and
+ * the request line of every request was 4.5% of a cached read's busy CPU in the profile of
+ * bench/cpu-per-request.js (the write 2.6%, making the line the rest). Under that load a write now
+ * carries 5.2 request lines on average; making and writing 100,000 request lines to a file, five a turn,
+ * took 8.5 µs of CPU a line written one by one and 5.9 µs written a turn at a time (three runs each).
+ * Lines stay in order: a line that may not wait writes what is held first, then itself, at once; what is
+ * held is also written when it reaches {@link HELD_LINES_MAX_CHARS} and when the process exits. A process
+ * killed outright (SIGKILL) loses at most the request lines of its last turn.
+ */
+export class LinesPerTurn {
+  private held: string[] = [];
+  private chars = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly out: (text: string) => void,
+    private readonly maxChars = HELD_LINES_MAX_CHARS,
+  ) {}
+
+  readonly write: LineWriter = (line, now) => {
+    this.held.push(line);
+    this.chars += line.length;
+    if (now || this.chars >= this.maxChars) {
+      this.flush();
+      return;
+    }
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+  };
+
+  /** Writes what is held, now. */
+  readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.held.length === 0) return;
+    const text = this.held.length === 1 ? this.held[0] : this.held.join('');
+    this.held = [];
+    this.chars = 0;
+    this.out(text);
+  };
+}
+
+let stdoutLines: LinesPerTurn | undefined;
+
+/** The process's stdout, a turn at a time; flushed when the process exits. */
+function stdoutWriter(): LineWriter {
+  if (!stdoutLines) {
+    const lines = new LinesPerTurn((text) => process.stdout.write(text));
+    process.on('exit', lines.flush);
+    stdoutLines = lines;
+  }
+  return stdoutLines.write;
+}
+
+/**
  * One JSON object per line on stdout. Nest's own messages and ours share the format, so a log shipper reads
  * one shape. Callers pass fields, never request headers or bodies, so tokens and passwords cannot slip in.
  */
 export class JsonLogger implements LoggerService {
   private readonly rank: number;
 
-  constructor(
-    level: LogLevel,
-    private readonly write: (line: string) => void = (line) => process.stdout.write(line),
-  ) {
+  private readonly write: LineWriter;
+
+  constructor(level: LogLevel, write?: LineWriter) {
     this.rank = RANK[level];
+    this.write = write ?? stdoutWriter();
   }
 
   enabled(level: LogLevel): boolean {
@@ -25,8 +95,20 @@ export class JsonLogger implements LoggerService {
   }
 
   emit(level: LogLevel, msg: string, fields: Fields = {}): void {
+    this.line(level, msg, fields, true);
+  }
+
+  /** As {@link emit}, for a line that may wait for the end of the turn (see {@link LinesPerTurn}). */
+  emitSoon(level: LogLevel, msg: string, fields: Fields): void {
+    this.line(level, msg, fields, false);
+  }
+
+  private line(level: LogLevel, msg: string, fields: Fields, now: boolean): void {
     if (!this.enabled(level)) return;
-    this.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n');
+    this.write(
+      JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + '\n',
+      now,
+    );
   }
 
   /**

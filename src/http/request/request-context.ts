@@ -72,7 +72,7 @@ export function requestFinished(
   const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
   const method = request.method ?? 'GET';
   observe?.(method, route ?? 'unmatched', status, durationMs / 1000);
-  logger.emit('info', 'request', {
+  logger.emitSoon('info', 'request', {
     requestId,
     method,
     path: (request.originalUrl ?? request.url ?? '').split('?', 1)[0],
