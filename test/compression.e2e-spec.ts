@@ -183,4 +183,24 @@ describe('compressed responses (Accept-Encoding: br, gzip)', () => {
     });
     expect([fresh.status, fresh.headers.etag]).toEqual([304, br.headers.etag]);
   });
+
+  it.each([
+    ['/docs/swagger-ui-init.js', 'application/javascript'],
+    [`${P}/docs-json`, 'application/json'],
+  ])('%s, which @nestjs/swagger writes itself, is compressed once too', async (path, type) => {
+    const url = `${t.url}${path}`;
+    const plain = await raw(url, {});
+    expect([plain.status, plain.headers['content-encoding']]).toEqual([200, undefined]);
+    expect(plain.headers['content-type']).toContain(type);
+    expect(plain.bytes.length).toBeGreaterThan(50_000);
+    const before = await compressions(t.url, 'gzip', 'asset');
+    for (let i = 0; i < 3; i++) {
+      const gzip = await raw(url, { 'Accept-Encoding': 'gzip' });
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(gzip.headers['content-type']).toContain(type);
+      expect(gzip.text).toBe(plain.text);
+      expect(gzip.bytes.length).toBeLessThan(plain.bytes.length / 4);
+    }
+    expect(await compressions(t.url, 'gzip', 'asset')).toBe(before + 1);
+  });
 });

@@ -61,6 +61,7 @@ export function swaggerUiAssets() {
     if (request.method !== 'GET' && request.method !== 'HEAD') return next();
     // Under `/docs` and `P/docs`, and `P/docs/docs` where @nestjs/swagger serves them too.
     const name = request.path.replace(/^\/(?:docs\/)?/, '');
+    if (name === 'swagger-ui-init.js') return generated(request, response, next);
     const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (type === undefined) return next();
     let asset = kept.get(name);
@@ -79,4 +80,34 @@ export function swaggerUiAssets() {
       response,
     );
   };
+}
+
+/** The last body sent of each generated file, by path: four paths at most (two files, two prefixes). */
+const made = new Map<string, KeptBody>();
+
+/**
+ * Express middleware in front of what @nestjs/swagger writes itself with `res.send`: `swagger-ui-init.js`
+ * (410 KB for the example project: the whole document, inlined) and `docs-json` (200 KB). It has no hook for
+ * the body, so its `res.send` is wrapped for the request, as the `compression` middleware wraps `res.end`: a
+ * 200's text goes to the one writer, as a kept body compressed once per process and per document (a body
+ * equal to the last one sent at the path reuses its compressed forms; comparing 400 KB costs microseconds,
+ * compressing it again tens of milliseconds).
+ */
+export function generated(request: Request, response: Response, next: NextFunction): void {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return next();
+  const path = request.originalUrl.split('?', 1)[0];
+  const send = response.send.bind(response);
+  response.send = (body?: unknown) => {
+    if (typeof body !== 'string' || response.statusCode !== 200) return send(body);
+    let kept = made.get(path);
+    if (kept?.kept.body !== body) {
+      kept = new KeptBody({ body }, 'asset');
+      if (made.size >= 4 && !made.has(path)) made.clear();
+      made.set(path, kept);
+    }
+    // The type @nestjs/swagger set (res.type) stays: the reply adds no header.
+    void sendReply(new HttpReply(200, {}, kept), response);
+    return response;
+  };
+  next();
 }
