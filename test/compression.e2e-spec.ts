@@ -203,4 +203,16 @@ describe('compressed responses (Accept-Encoding: br, gzip)', () => {
     }
     expect(await compressions(t.url, 'gzip', 'asset')).toBe(before + 1);
   });
+
+  it("a handler's plain JSON (the catalog) on Nest's path is compressed by the same writer", async () => {
+    const url = `${t.url}${P}/data-catalog`;
+    const plain = await raw(url, auth());
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(plain.bytes.length).toBeGreaterThan(1024);
+    const br = await raw(url, { ...auth(), 'Accept-Encoding': 'br' });
+    expect([br.headers['content-encoding'], br.headers.vary]).toEqual(['br', 'Accept-Encoding']);
+    expect(br.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(br.text)).toEqual(JSON.parse(plain.text));
+  });
 });
