@@ -5,9 +5,11 @@ import {
   COMPRESS_MIN_BYTES,
   baseEtag,
   codedEtag,
+  CHOSEN_MAX,
   codingOf,
   compressible,
   etagMatches,
+  remembered,
 } from '@/http/reply/content-coding';
 import { HttpReply, KeptBody, sendReply } from '@/http/reply/http-reply';
 
@@ -38,6 +40,16 @@ describe('codingOf (Accept-Encoding, RFC 9110 §12.5.3)', () => {
     ['GZIP', 'gzip'],
   ])('%j → %j', (header, coding) => {
     expect(codingOf(header)).toBe(coding);
+  });
+});
+
+describe('the codings remembered by header', () => {
+  it('stay within their bound when a client invents headers, and still answer right', () => {
+    for (let i = 0; i < CHOSEN_MAX * 3; i++) {
+      expect(codingOf(`gzip;q=0.${(i % 9) + 1}, x-${i}`)).toBe('gzip');
+      expect(remembered()).toBeLessThanOrEqual(CHOSEN_MAX);
+    }
+    expect(codingOf('br;q=0, gzip')).toBe('gzip');
   });
 });
 

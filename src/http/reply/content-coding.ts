@@ -41,8 +41,13 @@ export function compressible(contentType: OutgoingHttpHeader | undefined): boole
 }
 
 /** Codings chosen per distinct `Accept-Encoding` value: clients send few, and the cached read is hot. */
-const CHOSEN_MAX = 100;
+export const CHOSEN_MAX = 100;
 const chosen = new Map<string, Coding | undefined>();
+
+/** How many `Accept-Encoding` values are remembered now (at most {@link CHOSEN_MAX}). */
+export function remembered(): number {
+  return chosen.size;
+}
 
 /**
  * The coding `Accept-Encoding` (RFC 9110 §12.5.3) asks for, as the `negotiator` package (Express' own) reads
