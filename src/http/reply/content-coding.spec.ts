@@ -8,6 +8,7 @@ import {
   CHOSEN_MAX,
   codingOf,
   compressible,
+  compressions,
   etagMatches,
   remembered,
 } from '@/http/reply/content-coding';
@@ -200,6 +201,46 @@ describe('sendReply compresses', () => {
     expect(returned).toBeUndefined();
     expect(again.bytes.equals(marker)).toBe(true);
     expect(grew).toBe(1);
+  });
+
+  it('makes a kept body’s form by one compression for requests that ask together', async () => {
+    const kept: { body: string; encoded?: Record<string, Buffer> } = { body: big.repeat(20) };
+    let grew = 0;
+    const server = createServer((_request, response) => {
+      void sendReply(
+        new HttpReply(200, JSON_TYPE, new KeptBody(kept, 'asset', () => grew++)),
+        response,
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const before = compressions.get('gzip:asset') ?? 0;
+    try {
+      const bodies = await Promise.all(
+        Array.from(
+          { length: 6 },
+          () =>
+            new Promise<Buffer>((resolve, reject) => {
+              request(
+                { host: '127.0.0.1', port, headers: { 'Accept-Encoding': 'gzip' } },
+                (got) => {
+                  const chunks: Buffer[] = [];
+                  got.on('data', (chunk: Buffer) => chunks.push(chunk));
+                  got.on('end', () => resolve(Buffer.concat(chunks)));
+                },
+              )
+                .on('error', reject)
+                .end();
+            }),
+        ),
+      );
+      expect(bodies.every((bytes) => gunzipSync(bytes).toString() === kept.body)).toBe(true);
+      expect((compressions.get('gzip:asset') ?? 0) - before).toBe(1);
+      expect(grew).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('a 304 confirms the variant the client holds', async () => {

@@ -24,8 +24,8 @@ export interface Representations {
 /**
  * A body kept for reuse (a cached result page, a documentation asset): {@link sendReply} sends a compressed
  * form of it that is kept as it is, with no compression, and makes a missing one once, adds it to `kept` and
- * calls `grew`, so that the keeper counts its bytes. Two first requests at once may both compress it; the
- * second result replaces the first.
+ * calls `grew`, so that the keeper counts its bytes. Requests that ask for it while it is being made wait
+ * for that one compression.
  */
 export class KeptBody {
   constructor(
@@ -101,12 +101,10 @@ export function sendReply(reply: HttpReply, response: ServerResponse): Promise<v
     if (coding === undefined) return endWith(response, kept.body);
     const encoded = kept.encoded?.[coding];
     if (encoded !== undefined) return endWith(response, encoded);
-    return compress(kept.body, coding, body instanceof KeptBody ? body.effort : 'body').then(
+    const making =
+      body instanceof KeptBody ? makeOnce(body, coding) : compress(kept.body, coding, 'body');
+    return making.then(
       (made) => {
-        if (body instanceof KeptBody) {
-          kept.encoded = { ...kept.encoded, [coding]: made };
-          body.grew?.();
-        }
         endWith(response, made);
       },
       () => {
@@ -118,6 +116,29 @@ export function sendReply(reply: HttpReply, response: ServerResponse): Promise<v
     );
   }
   return sendStream(reply, body, response);
+}
+
+/** Compressions of kept bodies under way, so that requests arriving together share one. */
+const making = new WeakMap<Representations, Partial<Record<Coding, Promise<Buffer>>>>();
+
+/** The compressed form of a kept body, made by one compression however many requests ask meanwhile. */
+function makeOnce(body: KeptBody, coding: Coding): Promise<Buffer> {
+  const { kept } = body;
+  const pending = making.get(kept) ?? {};
+  const running = pending[coding];
+  if (running) return running;
+  const made = compress(kept.body, coding, body.effort).then((bytes) => {
+    kept.encoded = { ...kept.encoded, [coding]: bytes };
+    body.grew?.();
+    return bytes;
+  });
+  pending[coding] = made;
+  making.set(kept, pending);
+  const done = () => {
+    delete pending[coding];
+  };
+  made.then(done, done);
+  return made;
 }
 
 function writeHead(reply: HttpReply, response: ServerResponse): void {
