@@ -67,9 +67,21 @@ describe('Swagger UI, ReDoc and an HTML dashboard in Chromium', () => {
   it.each(['/docs', `${P}/docs`])('Swagger UI draws the document at %s', async (path) => {
     const page = await browser.newPage();
     const refusals = recordPolicyRefusals(page);
+    // Its scripts come compressed with brotli, which Chromium asks for (compression.e2e checks the bytes).
+    const codings = new Map<string, string | null>();
+    page.on('response', (response) => {
+      const name = /[^/]+\.(?:js|css)$/.exec(new URL(response.url()).pathname)?.[0];
+      if (name) codings.set(name, response.headers()['content-encoding'] ?? null);
+    });
     await page.goto(`${t.url}${path}`);
     await page.waitForSelector(ME);
     expect(refusals).toEqual([]);
+    expect(Object.fromEntries(codings)).toEqual({
+      'swagger-ui.css': 'br',
+      'swagger-ui-bundle.js': 'br',
+      'swagger-ui-standalone-preset.js': 'br',
+      'swagger-ui-init.js': 'br',
+    });
     await page.close();
   });
 

@@ -1,4 +1,4 @@
-import { TieredCache, ResultCodec } from '@/cache/tiered-cache';
+import { Page, TieredCache, ResultCodec } from '@/cache/tiered-cache';
 import type { Claim, Ending, ReadyWait, SharedResults, SharedState } from '@/cache/shared-results';
 
 /** The shared store in memory, with Redis' semantics for what the cache uses (lock expiry included). */
@@ -170,5 +170,33 @@ describe('TieredCache', () => {
       outcome: 'executed',
     });
     expect(failures).toHaveLength(1);
+  });
+
+  it('counts a page’s compressed forms in the memory budget, and drops a page they push past its cap', () => {
+    // Budget 1,024 bytes; each page 100 bytes of body, "k<n>" keys, 4-byte ETags.
+    const results = cache(undefined, { memoryBytes: 1024, maxEntryBytes: 400 });
+    const pages: Page[] = Array.from({ length: 8 }, () => ({ body: 'x'.repeat(100), etag: '"e"' }));
+    pages.forEach((page, n) => results.keepPage(`k${n}`, page));
+    expect(pages.every((page, n) => results.page(`k${n}`) === page)).toBe(true);
+    // Each gains 200 bytes of compressed forms, kept again as the writer does: 305 bytes a page now, so
+    // three of the eight fit in 1,024 bytes and the least recently used go.
+    pages.forEach((page, n) => {
+      page.encoded = { br: Buffer.alloc(90), gzip: Buffer.alloc(110) };
+      results.keepPage(`k${n}`, page);
+    });
+    expect(pages.map((_, n) => results.page(`k${n}`) !== undefined)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
+    // Past the cap of one entry (400 bytes): no longer kept at all.
+    pages[7].encoded = { br: Buffer.alloc(150), gzip: Buffer.alloc(150) };
+    results.keepPage('k7', pages[7]);
+    expect(results.page('k7')).toBeUndefined();
   });
 });

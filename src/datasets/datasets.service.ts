@@ -4,6 +4,8 @@ import { callerView, requireScope } from '@/core/scope';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
 import { currentRequest } from '@/http/request/request-context';
+import { KeptBody } from '@/http/reply/http-reply';
+import type { Page } from '@/cache/tiered-cache';
 import { ResultTooLargeError } from '@/core/errors';
 import { Answer, DatasetResultCache } from '@/datasets/results/dataset-result-cache';
 import type { CachedRun } from '@/datasets/results/result-codec';
@@ -184,7 +186,12 @@ export class DatasetsService {
     const kept = this.cache.page(keyed.dataset.name, page);
     if (!kept) return undefined;
     if (etagMatches(ifNoneMatch, kept.etag)) return { kind: 'not-modified', etag: kept.etag };
-    return { kind: 'body', ...kept };
+    return { kind: 'body', body: kept.body, etag: kept.etag, kept: this.keptBody(page, kept) };
+  }
+
+  /** A kept page as the writer takes it: the compressed forms it makes are kept and counted with it. */
+  private keptBody(pageKey: string, page: Page): KeptBody {
+    return new KeptBody(page, 'body', () => this.cache.keepPage(pageKey, page));
   }
 
   private async freshPage(
@@ -200,8 +207,10 @@ export class DatasetsService {
     if (typeof json !== 'string') {
       return { kind: 'stream', contentType: CONTENT_TYPES.json, chunks: json, etag };
     }
-    if (etag) this.cache.keepPage(page, { body: json, etag });
-    return { kind: 'body', body: json, etag };
+    if (!etag) return { kind: 'body', body: json };
+    const kept: Page = { body: json, etag };
+    this.cache.keepPage(page, kept);
+    return { kind: 'body', body: json, etag, kept: this.keptBody(page, kept) };
   }
 
   private async pagedBody(

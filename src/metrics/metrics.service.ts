@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { asAdministrator, isSignedIn, type Caller } from '@/core/caller';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
+import { compressions } from '@/http/reply/content-coding';
 
 interface PgPool {
   totalCount: number;
@@ -47,6 +48,19 @@ export class MetricsService {
         this.set({ state: 'total' }, pool.totalCount);
         this.set({ state: 'idle' }, pool.idleCount);
         this.set({ state: 'waiting' }, pool.waitingCount);
+      },
+    });
+    new Counter({
+      name: 'drey_compressions_total',
+      help: 'Response bodies compressed, by coding and effort (body: a JSON body in hand, made once for a kept page; stream: an export or large page; asset: a documentation file, once per process)',
+      labelNames: ['coding', 'effort'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [key, count] of compressions) {
+          const [coding, effort] = key.split(':');
+          this.inc({ coding, effort }, count);
+        }
       },
     });
   }

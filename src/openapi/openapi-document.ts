@@ -5,7 +5,7 @@ import { CATALOG_SCHEMAS } from '@/openapi/catalog-schemas';
 import { documentServerRules, ERROR_SCHEMAS } from '@/openapi/common-schemas';
 import { projectItemDocs, RESULT_SCHEMAS } from '@/openapi/item-paths';
 import { PARAMETER_SCHEMAS } from '@/openapi/parameter-schemas';
-import { swaggerUiPolicy } from '@/openapi/swagger-ui';
+import { generated, swaggerUiAssets, swaggerUiPolicy } from '@/openapi/swagger-ui';
 import { documentPasswordPolicy, userResponseSchemas, userSchemas } from '@/openapi/user-schemas';
 import { currentPath } from '@/http/routes';
 import type { Project } from '@/core/project/project';
@@ -79,7 +79,8 @@ export function setUpDocs(
   const document = buildDocument(app, project, settings);
   const prefix = currentPath(project).slice(1);
   // Registered before Swagger UI's own routes, so they run first: the pages' policy in place of the API's.
-  app.use(['/docs', `/${prefix}/docs`], swaggerUiPolicy());
+  app.use(['/docs', `/${prefix}/docs`], swaggerUiPolicy(), swaggerUiAssets());
+  app.use(['/docs-json', `/${prefix}/docs-json`], generated);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   SwaggerModule.setup(`${prefix}/docs`, app, document, { jsonDocumentUrl: `${prefix}/docs-json` });
 }

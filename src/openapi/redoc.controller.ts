@@ -1,7 +1,10 @@
-import { Controller, Get, Header, Req } from '@nestjs/common';
+import { Controller, Get, Header, Headers, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { createHash } from 'node:crypto';
 import { NoAuth } from '@/http/access/access.decorators';
+import { etagMatches } from '@/http/reply/content-coding';
+import { HttpReply, KeptBody } from '@/http/reply/http-reply';
 import { CURRENT } from '@/http/routes';
 import { REDOC_POLICY, REDOC_SCRIPT, redocBundle, redocPage } from '@/openapi/redoc-page';
 import type { Project } from '@/core/project/project';
@@ -18,7 +21,12 @@ const PAGES = ['redoc', `${CURRENT}/redoc`];
 @NoAuth()
 @Controller()
 export class RedocController {
-  private readonly bundle = redocBundle();
+  /**
+   * The bundle (1 MB), compressed once per process by the one writer at the first request that asks for each
+   * coding, then sent as kept (see swaggerUiAssets for why not at start).
+   */
+  private readonly bundle = new KeptBody({ body: Buffer.from(redocBundle()) }, 'asset');
+  private readonly bundleTag = `"${createHash('sha1').update(this.bundle.kept.body).digest('base64url')}"`;
 
   /** The project being served now (a build may replace it): read per use, never kept. */
   private get project(): Project {
@@ -38,9 +46,15 @@ export class RedocController {
   }
 
   @Get(PAGES.map((page) => `${page}/${REDOC_SCRIPT}`))
-  @Header('Content-Type', 'application/javascript; charset=utf-8')
-  @Header('Cache-Control', 'public, max-age=86400')
-  script(): string {
-    return this.bundle;
+  script(@Headers('if-none-match') ifNoneMatch?: string): HttpReply {
+    const headers = {
+      'Content-Type': 'application/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=86400',
+      ETag: this.bundleTag,
+      Vary: 'Accept-Encoding',
+    };
+    return etagMatches(ifNoneMatch, this.bundleTag)
+      ? new HttpReply(304, headers, null)
+      : new HttpReply(200, headers, this.bundle);
   }
 }

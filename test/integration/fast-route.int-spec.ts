@@ -460,7 +460,7 @@ describe('@FastRoute()', () => {
       const http = request(app.getHttpServer());
       for (const path of ['/streams/fast', '/streams/slow']) {
         const before = observed.length;
-        const sent = await http.get(path);
+        const sent = await http.get(path).set('Accept-Encoding', 'identity');
         expect([path, sent.status, sent.headers['content-type'], sent.headers.etag]).toEqual([
           path,
           200,
@@ -469,6 +469,13 @@ describe('@FastRoute()', () => {
         ]);
         expect(sent.text).toBe('a,b\n1,2\n');
         expect(observed.length - before).toBe(path.endsWith('fast') ? 1 : 0);
+        // Compressed by the same writer on both paths (supertest decodes gzip).
+        const zipped = await http.get(path).set('Accept-Encoding', 'gzip');
+        expect([zipped.headers['content-encoding'], zipped.headers.etag, zipped.text]).toEqual([
+          'gzip',
+          '"1-gzip"',
+          'a,b\n1,2\n',
+        ]);
 
         const failed = await http.get(`${path}?fail=1`);
         expect([path, failed.status]).toEqual([path, 500]);

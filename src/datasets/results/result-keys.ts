@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { etagMatches as anyVariantMatches } from '@/http/reply/content-coding';
 import type { ResultOptions } from '@/datasets/results/result-options';
 import type { CallerReads } from '@/engine/query/model-reads';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
@@ -88,9 +89,10 @@ export function etagOf(pageKey: string): string {
   return `"${createHash('sha1').update(pageKey).digest('base64url')}"`;
 }
 
-/** Whether an `If-None-Match` header names this ETag (a list, weak forms, or `*`). */
+/**
+ * Whether an `If-None-Match` header names this ETag (a list, weak forms, or `*`), or the tag of one of its
+ * compressed variants (`"abc-br"`, see codedEtag): the client holds a copy of the same result either way.
+ */
 export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
+  return anyVariantMatches(header, etag);
 }

@@ -1,10 +1,13 @@
-import { HttpReply } from '@/http/reply/http-reply';
+import { HttpReply, KeptBody } from '@/http/reply/http-reply';
 import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
 
 /** What a dataset results request is answered with, before HTTP: the service's side of the reply. */
 export type ResultReply =
-  /** A serialised JSON response, kept for the next identical request. */
-  | { kind: 'body'; body: string; etag?: string; filename?: string }
+  /**
+   * A serialised JSON response, kept for the next identical request (`kept`: as kept, with its compressed
+   * forms, which the writer sends as they are or makes once).
+   */
+  | { kind: 'body'; body: string; etag?: string; filename?: string; kept?: KeptBody }
   /** The client's copy (`If-None-Match`) is current. */
   | { kind: 'not-modified'; etag: string }
   /** Written as it is produced: a large JSON page, or a CSV or NDJSON export. */
@@ -23,6 +26,8 @@ function replyHeaders(reply: ResultReply): Record<string, string> {
     headers['Content-Type'] = reply.kind === 'body' ? CONTENT_TYPES.json : reply.contentType;
   }
   if (reply.etag) headers.ETag = reply.etag;
+  // The 200 a 304 stands for varies so (a JSON body is compressed by Accept-Encoding, http-reply.ts).
+  if (reply.kind === 'not-modified') headers.Vary = 'Accept-Encoding';
   // A download: an export, or a result whose x_format names its format (decisions.md, "Results").
   if (reply.kind !== 'not-modified' && reply.filename) {
     headers['Content-Disposition'] = `attachment; filename="${reply.filename}"`;
@@ -40,7 +45,7 @@ export function toHttp(reply: ResultReply): HttpReply {
   const headers = replyHeaders(reply);
   switch (reply.kind) {
     case 'body':
-      return new HttpReply(200, headers, reply.body);
+      return new HttpReply(200, headers, reply.kept ?? reply.body);
     case 'not-modified':
       return new HttpReply(304, headers, null);
     case 'stream':
