@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
@@ -7,7 +7,12 @@ import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { CURRENT } from '@/http/routes';
 import { Selections } from '@/http/input/selections.decorator';
 import { DashboardsService } from '@/dashboards/dashboards.service';
-import { DashboardResult, toDashboardFile } from '@/dashboards/dashboards.mapper';
+import {
+  DashboardNotModified,
+  DashboardResult,
+  toDashboardHttp,
+} from '@/dashboards/dashboards.mapper';
+import type { HttpReply } from '@/http/reply/http-reply';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 @ApiTags('dashboards')
@@ -23,16 +28,18 @@ export class DashboardsController {
   /** The dashboard for the given selections: an HTML page or a PNG image; its scope decides who may ask. */
   @Get('dashboards/:dashboard/results')
   @DashboardResult()
+  @DashboardNotModified()
   @ApiSelections('dashboardResults', 'get')
   async results(
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,
     @Selections() request: ParameterRequest,
-  ): Promise<StreamableFile> {
-    return toDashboardFile(await this.dashboards.render(caller, name, request));
+    @Headers('if-none-match') ifNoneMatch?: string,
+  ): Promise<HttpReply> {
+    return toDashboardHttp(await this.dashboards.render(caller, name, request, ifNoneMatch));
   }
 
-  // The GET with the selections in a JSON body.
+  // The GET with the selections in a JSON body; a POST is not conditional (no 304).
   @Post('dashboards/:dashboard/results')
   @HttpCode(200)
   @ApiErrors(...BODY_ERRORS)
@@ -42,7 +49,7 @@ export class DashboardsController {
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,
     @Selections() request: ParameterRequest,
-  ): Promise<StreamableFile> {
+  ): Promise<HttpReply> {
     return this.results(caller, name, request);
   }
 }
