@@ -1,4 +1,5 @@
-import { Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { IfNoneMatch } from '@/dashboards/if-none-match.decorator';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
@@ -34,7 +35,7 @@ export class DashboardsController {
     @CurrentCaller() caller: Caller,
     @Param('dashboard') name: string,
     @Selections() request: ParameterRequest,
-    @Headers('if-none-match') ifNoneMatch?: string,
+    @IfNoneMatch() ifNoneMatch: string | undefined,
   ): Promise<HttpReply> {
     return toDashboardHttp(await this.dashboards.render(caller, name, request, ifNoneMatch));
   }
@@ -50,6 +51,6 @@ export class DashboardsController {
     @Param('dashboard') name: string,
     @Selections() request: ParameterRequest,
   ): Promise<HttpReply> {
-    return this.results(caller, name, request);
+    return this.results(caller, name, request, undefined);
   }
 }

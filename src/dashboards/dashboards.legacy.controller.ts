@@ -1,4 +1,5 @@
-import { Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { IfNoneMatch } from '@/dashboards/if-none-match.decorator';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
@@ -40,7 +41,7 @@ export class DashboardsLegacyController {
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
     @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
-    @Headers('if-none-match') ifNoneMatch?: string,
+    @IfNoneMatch() ifNoneMatch: string | undefined,
   ): Promise<HttpReply> {
     const dashboard = hyphensForUnderscores(name);
     return toDashboardHttp(await this.dashboards.render(caller, dashboard, request, ifNoneMatch));
@@ -57,6 +58,6 @@ export class DashboardsLegacyController {
     @Param('name') name: string,
     @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
   ): Promise<HttpReply> {
-    return this.results(caller, name, request);
+    return this.results(caller, name, request, undefined);
   }
 }
