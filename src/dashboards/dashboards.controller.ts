@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { IfNoneMatch } from '@/dashboards/if-none-match.decorator';
+import { FastRoute } from '@/http/fast-route/fast-route.decorator';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
@@ -28,6 +29,8 @@ export class DashboardsController {
 
   /** The dashboard for the given selections: an HTML page or a PNG image; its scope decides who may ask. */
   @Get('dashboards/:dashboard/results')
+  // A repeated page is the most frequent dashboard request: served like a cached dataset read.
+  @FastRoute()
   @DashboardResult()
   @DashboardNotModified()
   @ApiSelections('dashboardResults', 'get')

@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { IfNoneMatch } from '@/dashboards/if-none-match.decorator';
+import { FastRoute } from '@/http/fast-route/fast-route.decorator';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
@@ -34,6 +35,8 @@ export class DashboardsLegacyController {
 
   /** The dashboard as HTML or PNG (its result_format); hyphens accepted for underscores. */
   @Get('dashboard/:name')
+  // A repeated page is the most frequent dashboard request: served like a cached dataset read.
+  @FastRoute()
   @DashboardResult()
   @DashboardNotModified()
   @ApiSelections('legacyDashboardResults', 'get')
