@@ -80,7 +80,7 @@ describe('dashboards over HTTP', () => {
       });
       expect(posted.status).toBe(200);
       expect(posted.type).toBe('text/html; charset=utf-8');
-      expect(posted.headers.get('cache-control')).toBe('private, no-store');
+      expect(posted.headers.get('cache-control')).toBe('private, no-cache');
     });
 
     it('the protected PNG dashboard needs a signed-in user: 401 in each layout’s shape, then 200 image/png', async () => {

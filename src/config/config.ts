@@ -57,6 +57,8 @@ export interface AppConfig {
   };
   /** Bytes of dataset results (and their serialised pages) kept in each process's memory; 0 keeps none. */
   resultCacheMemoryBytes: number;
+  /** Bytes of rendered dashboards (HTML and PNG) kept in each process's memory; 0 keeps none. */
+  dashboardCacheMemoryBytes: number;
   /** Results bigger than this are not cached (they still run once for concurrent identical requests). */
   resultCacheMaxEntryBytes: number;
   /** Lifetime of a result in Redis: only reclaims space, since a new build changes every key. */
@@ -266,6 +268,8 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
       exportLimitMb: integer(env, 'ENGINE_EXPORT_LIMIT_MB', 2048, 1, 10_485_760),
     },
     resultCacheMemoryBytes: integer(env, 'RESULT_CACHE_MEMORY_MB', 64, 0, 65_536) * 1024 * 1024,
+    dashboardCacheMemoryBytes:
+      integer(env, 'DASHBOARD_CACHE_MEMORY_MB', 32, 0, 65_536) * 1024 * 1024,
     resultCacheMaxEntryBytes: integer(env, 'RESULT_CACHE_MAX_ENTRY_MB', 16, 1, 512) * 1024 * 1024,
     resultCacheTtlSeconds: integer(env, 'RESULT_CACHE_TTL_SECONDS', 86400, 1, 31_536_000),
     resultCacheRedisBytes: megabytes(env, 'RESULT_CACHE_REDIS_MB', 256, 65_536),

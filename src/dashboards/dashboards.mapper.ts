@@ -1,35 +1,43 @@
-import { Header, StreamableFile, applyDecorators } from '@nestjs/common';
-import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
-import type { RenderedDashboard } from '@/dashboards/dashboards.service';
+import { Header, applyDecorators } from '@nestjs/common';
+import { ApiOkResponse, ApiProduces, ApiResponse } from '@nestjs/swagger';
+import { HttpReply } from '@/http/reply/http-reply';
+import type { DashboardReply } from '@/dashboards/dashboards.service';
 import { CONTENT_SECURITY_POLICY_HEADER } from '@/dashboards/template/page-layout';
 
 /**
- * The response body of a dashboard. A Buffer returned from a handler would be sent as JSON; a
- * StreamableFile is sent as bytes with its type and length, and errors still reach the error filter.
+ * A dashboard's answer as HTTP: the page's bytes with their type, length (written by `sendReply`), name and
+ * ETag, or a 304 with no body when `If-None-Match` names the page's ETag.
  */
-export function toDashboardFile(rendered: RenderedDashboard): StreamableFile {
-  return new StreamableFile(rendered.body, {
-    type: rendered.contentType,
-    length: rendered.body.length,
-    disposition: `inline; filename="${rendered.name}.${rendered.format}"`,
-  });
+export function toDashboardHttp(reply: DashboardReply): HttpReply {
+  const headers: Record<string, string> = {};
+  if (reply.etag) headers.ETag = reply.etag;
+  if (reply.kind === 'not-modified') return new HttpReply(304, headers, null);
+  headers['Content-Type'] = reply.contentType;
+  headers['Content-Disposition'] = `inline; filename="${reply.name}.${reply.format}"`;
+  return new HttpReply(200, headers, reply.body);
 }
 
 /**
- * Headers and documentation of a dashboard result. It depends on the caller and the data (no caching), and
- * the page's own policy is repeated as a header in place of the API's (the other security headers, as on
- * every response, come from `http/security-headers.ts`).
+ * Headers and documentation of a dashboard result. A browser may keep the page for its user alone and asks
+ * again each time (`private, no-cache`): the ETag makes that a 304 while the page is the same. The page's
+ * own policy is repeated as a header in place of the API's (the other security headers, as on every
+ * response, come from `http/security-headers.ts`).
  */
 export const DashboardResult = () =>
   applyDecorators(
-    Header('Cache-Control', 'private, no-store'),
+    Header('Cache-Control', 'private, no-cache'),
     Header('Content-Security-Policy', CONTENT_SECURITY_POLICY_HEADER),
     ApiProduces('text/html', 'image/png'),
     ApiOkResponse({
-      description: "The rendered dashboard: HTML or PNG, as the catalog entry's result_format says",
+      description:
+        "The rendered dashboard: HTML or PNG, as the catalog entry's result_format says, with an ETag when it is kept",
       content: {
         'text/html': { schema: { type: 'string' } },
         'image/png': { schema: { type: 'string', format: 'binary' } },
       },
     }),
   );
+
+/** The 304 of a GET whose `If-None-Match` names the page's current ETag. */
+export const DashboardNotModified = () =>
+  ApiResponse({ status: 304, description: 'The page named by If-None-Match is current; no body' });

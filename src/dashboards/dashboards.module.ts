@@ -4,6 +4,8 @@ import { APP_CONFIG, AppConfig } from '@/config/config';
 import { DashboardsLegacyController } from '@/dashboards/dashboards.legacy.controller';
 import { DashboardsController } from '@/dashboards/dashboards.controller';
 import { DashboardsService } from '@/dashboards/dashboards.service';
+import { DashboardCache } from '@/dashboards/dashboard-cache';
+import { DatasetsModule } from '@/datasets/datasets.module';
 import { BrowserPool } from '@/dashboards/render/browser-pool';
 import { createBrowserPool } from '@/dashboards/render/render-pool.provider';
 import { RendererProbe } from '@/dashboards/render/renderer-probe';
@@ -14,10 +16,12 @@ import { ParametersModule } from '@/parameter-widgets/parameters.module';
 import { ServedProject } from '@/core/project/served-project';
 
 @Module({
-  imports: [MetricsModule, ParametersModule],
+  // Datasets: a page reads its datasets through their results cache (DatasetsService).
+  imports: [MetricsModule, ParametersModule, DatasetsModule],
   controllers: [DashboardsController, DashboardsLegacyController],
   providers: [
     DashboardsService,
+    DashboardCache,
     // Compiled at start-up: a template that does not compile stops the service with the file and line.
     {
       provide: DashboardPages,

@@ -19,20 +19,44 @@ import {
 import type { TemplateDataset } from '@/dashboards/template/helper-input';
 import { selectedData, shownSelections } from '@/dashboards/template/selection-text';
 import { Engine } from '@/engine/engine';
+import type { Environment } from '@/engine/environment/environment';
+import type { CallerReads } from '@/engine/query/model-reads';
+import { DatasetsService } from '@/datasets/datasets.service';
+import {
+  callerParts,
+  canonicalSelections,
+  etagMatches,
+  resultKeyText,
+  storeKey,
+} from '@/datasets/results/result-keys';
+import { DashboardCache } from '@/dashboards/dashboard-cache';
+import { RenderedPage, etagOfBody } from '@/dashboards/rendered-page';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { ParametersService } from '@/parameter-widgets/parameters.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
-import type { CallerView } from '@/core/parameters/selection-value';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import { findItem } from '@/core/project/items';
 import type { DashboardFormat, DashboardSpec, Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
-/** A rendered dashboard: the bytes and what they are. */
-export interface RenderedDashboard {
-  name: string;
-  format: DashboardFormat;
-  contentType: string;
-  body: Buffer;
+/** What a dashboard request is answered with, before HTTP. */
+export type DashboardReply =
+  | {
+      kind: 'body';
+      name: string;
+      format: DashboardFormat;
+      contentType: string;
+      body: Buffer;
+      /** Absent for a page that is not cached (its datasets may change between runs). */
+      etag?: string;
+    }
+  /** The client's copy (`If-None-Match`) is current. */
+  | { kind: 'not-modified'; etag: string };
+
+/** What a dashboard's page depends on, found before it is rendered. */
+interface PageKey {
+  key: string;
+  cacheable: boolean;
 }
 
 /** PNGs are as wide as a laptop screen; the height grows with the page. */
@@ -51,6 +75,8 @@ export class DashboardsService {
   constructor(
     private readonly engine: Engine,
     private readonly parameters: ParametersService,
+    private readonly datasets: DatasetsService,
+    private readonly cache: DashboardCache,
     pages: DashboardPages,
     private readonly pool: BrowserPool,
     private readonly served: ServedProject,
@@ -74,52 +100,102 @@ export class DashboardsService {
   }
 
   /**
-   * A dashboard by its configured name: the caller must be allowed to open
-   * the dashboard; its selections are validated; the page is HTML, or PNG rendered from the same HTML.
+   * A dashboard by its configured name: the caller must be allowed to open the dashboard (checked before
+   * the cache is asked, so a kept page never reaches a caller who may not open it); its selections are
+   * validated. The page is HTML, or PNG drawn from the same HTML, kept by everything it depends on (see
+   * {@link pageKey}) and rendered once for identical requests running together, in any process.
    */
   async render(
     caller: Caller,
     name: string,
     request: ParameterRequest,
-  ): Promise<RenderedDashboard> {
+    ifNoneMatch?: string,
+  ): Promise<DashboardReply> {
     const dashboard = findItem(this.project, 'dashboard', name, caller);
     requireScope(dashboard.scope, caller, `the dashboard "${dashboard.name}"`);
+    const catalog = await this.parameters.catalog();
+    const view = callerView(caller);
+    const values = canonicalSelections(
+      catalog,
+      catalog.selections(dashboard.parameters, request, view),
+    );
     const owner = slotOwner(caller.username, currentRequest()?.address);
-    return this.slots.run('render', owner, () => this.renderAs(dashboard, caller, request));
-  }
-
-  private async renderAs(
-    dashboard: DashboardSpec,
-    caller: Caller,
-    request: ParameterRequest,
-  ): Promise<RenderedDashboard> {
-    const html = await this.html(dashboard, caller, request);
-    switch (dashboard.format) {
-      case 'html':
-        return {
-          name: dashboard.name,
-          format: 'html',
-          contentType: 'text/html; charset=utf-8',
-          body: Buffer.from(html, 'utf8'),
-        };
-      case 'png':
-        return {
-          name: dashboard.name,
-          format: 'png',
-          contentType: 'image/png',
-          body: await this.pool.renderPng(html, PNG_VIEWPORT),
-        };
+    // Held while the page is keyed and drawn, so that the build in the key is the one its rows come from.
+    const lease = await this.engine.acquireEnvironment();
+    try {
+      const environment = lease.environment;
+      const { key, cacheable } = this.pageKey(dashboard, environment.id, values, view, catalog);
+      const page = await this.cache.get(
+        dashboard.name,
+        key,
+        // A render takes a slot of its caller; a request answered from the cache, or joining a running
+        // render, takes none.
+        () =>
+          this.slots.run('render', owner, () =>
+            this.renderAs(dashboard, { request, values, view, catalog, environment }),
+          ),
+        cacheable,
+      );
+      const etag = cacheable ? page.etag : undefined;
+      if (etag && etagMatches(ifNoneMatch, etag)) return { kind: 'not-modified', etag };
+      return {
+        kind: 'body',
+        name: dashboard.name,
+        format: dashboard.format,
+        contentType: page.contentType,
+        body: page.body,
+        etag,
+      };
+    } finally {
+      lease.release();
     }
   }
 
-  private async html(
+  /**
+   * The key of a dashboard's page: the build, the dashboard, its canonical selections, and the parts of the
+   * caller that the datasets its template can read look at: what their models read of the caller, and the
+   * user fields that decide which options of their parameters the caller may choose (so a dataset's default
+   * for a parameter the dashboard does not pass is the one this caller gets). Not cacheable when one of
+   * those datasets is not (a live database, a function whose value changes between runs).
+   */
+  private pageKey(
     dashboard: DashboardSpec,
-    caller: Caller,
-    request: ParameterRequest,
-  ): Promise<string> {
-    const catalog = await this.parameters.catalog();
-    const view = callerView(caller);
-    const values = catalog.selections(dashboard.parameters, request, view);
+    buildId: string,
+    values: SelectionValues,
+    view: CallerView,
+    catalog: ParameterCatalog,
+  ): PageKey {
+    const names = this.pages.datasetsRead(dashboard, this.project);
+    let all = false;
+    let cacheable = true;
+    const fields = new Set<string>();
+    const parameters = new Set(dashboard.parameters);
+    for (const name of names) {
+      const read = this.engine.datasetReads(name);
+      if (read.uncacheable !== undefined) cacheable = false;
+      if (read.caller === 'all') all = true;
+      else for (const field of read.caller) fields.add(field);
+      const dataset = this.project.datasets.find((candidate) => candidate.name === name);
+      for (const parameter of dataset?.parameters ?? []) parameters.add(parameter);
+    }
+    for (const field of groupFields(catalog, parameters)) fields.add(field);
+    const reads: CallerReads = all ? 'all' : [...fields].sort();
+    const caller = callerParts(view, reads);
+    const keyText = `dashboard\u0000${resultKeyText(buildId, dashboard.name, values, caller)}`;
+    return { key: storeKey(buildId, `dashboard:${dashboard.name}`, keyText), cacheable };
+  }
+
+  private async renderAs(dashboard: DashboardSpec, input: PageInput): Promise<RenderedPage> {
+    const html = await this.html(dashboard, input);
+    const rendered =
+      dashboard.format === 'html'
+        ? { contentType: 'text/html; charset=utf-8', body: Buffer.from(html, 'utf8') }
+        : { contentType: 'image/png', body: await this.pool.renderPng(html, PNG_VIEWPORT) };
+    return { ...rendered, etag: etagOfBody(rendered.body) };
+  }
+
+  private async html(dashboard: DashboardSpec, input: PageInput): Promise<string> {
+    const { request, values, view, catalog, environment } = input;
     const context: Omit<PageContext, 'dataset'> = {
       dashboard: {
         name: dashboard.name,
@@ -144,7 +220,9 @@ export class DashboardsService {
       return await renderWithDatasets(
         (dataset) => this.pages.render(dashboard, { ...context, dataset }),
         (calls) =>
-          Promise.all(calls.map((call) => this.read(dashboard, call, request, catalog, view))),
+          Promise.all(
+            calls.map((call) => this.read(dashboard, call, request, catalog, view, environment)),
+          ),
         {
           check: (call) =>
             datasetRequest(dashboard, calledDataset(this.project, call), request, call.fixed),
@@ -163,7 +241,8 @@ export class DashboardsService {
    * A dataset the template reads runs as the dashboard: its scope is not checked against the caller, whose
    * right to the dashboard was checked (a public dashboard may show figures of a protected dataset; the
    * template decides what of them to show). Selections and models still see the caller, so options limited
-   * to some users and row rules over `user` fields hold.
+   * to some users and row rules over `user` fields hold. Read through the dataset results cache: the same
+   * dataset, selections and caller parts asked over HTTP share its entry.
    */
   private async read(
     dashboard: DashboardSpec,
@@ -171,12 +250,43 @@ export class DashboardsService {
     request: ParameterRequest,
     catalog: ParameterCatalog,
     view: CallerView,
+    environment: Environment,
   ): Promise<TemplateDataset> {
     const dataset = calledDataset(this.project, call);
     const own = datasetRequest(dashboard, dataset, request, call.fixed);
     const selections = catalog.selections(dataset.parameters, own, view);
     return templateDataset(
-      await this.engine.runDataset(this.engine.compileDataset(dataset, selections, view)),
+      await this.datasets.rowsForDashboard(dataset, selections, view, environment),
     );
   }
+}
+
+/** What a page is rendered from. */
+interface PageInput {
+  request: ParameterRequest;
+  /** The dashboard's own selections, canonical (what the key holds). */
+  values: SelectionValues;
+  view: CallerView;
+  catalog: ParameterCatalog;
+  environment: Environment;
+}
+
+/**
+ * The user fields that decide which options of `parameters` a caller may choose (`user_group_field`), their
+ * parents' included: cascading evaluates a parent to find its children's options.
+ */
+function groupFields(catalog: ParameterCatalog, parameters: Iterable<string>): string[] {
+  const fields = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (name: string | null): void => {
+    if (name === null || seen.has(name)) return;
+    seen.add(name);
+    const definition = catalog.definition(name);
+    if (definition?.kind === 'select' && definition.userGroupField) {
+      fields.add(definition.userGroupField.name);
+    }
+    visit(definition?.parent ?? null);
+  };
+  for (const name of parameters) visit(name);
+  return [...fields];
 }

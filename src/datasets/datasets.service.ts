@@ -64,8 +64,11 @@ interface Resolved {
    * nothing.
    */
   compiled: () => CompiledDataset;
-  /** Whose slots its uncached queries and exports take (see CallerSlots). */
-  owner: string;
+  /**
+   * Whose slots its uncached queries and exports take (see CallerSlots); null for a dashboard's read,
+   * which runs within the slot of its render.
+   */
+  owner: string | null;
 }
 
 /**
@@ -266,7 +269,7 @@ export class DatasetsService {
       dataset.name,
       `${this.storeKeyOf(keyed)}:rows:${offset}:${limit}`,
       () =>
-        this.slots.run('query', keyed.owner, async () => {
+        this.inSlot(keyed.owner, async () => {
           const page = await this.engine.pageDataset(
             keyed.compiled(),
             { offset, limit },
@@ -285,7 +288,7 @@ export class DatasetsService {
     caller: Caller,
     name: string,
     request: ParameterRequest,
-  ): Promise<Resolved> {
+  ): Promise<Resolved & { owner: string }> {
     const dataset = findItem(this.project, 'dataset', name, caller);
     requireScope(dataset.scope, caller, `the dataset "${dataset.name}"`);
     const catalog = await this.parameters.catalog();
@@ -311,12 +314,7 @@ export class DatasetsService {
   private async withBuild<T>(resolved: Resolved, work: (keyed: Keyed) => Promise<T>): Promise<T> {
     const lease = await this.engine.acquireEnvironment();
     try {
-      const buildId = lease.environment.id;
-      return await work({
-        ...resolved,
-        ...this.keyOf(resolved, buildId),
-        environment: lease.environment,
-      });
+      return await work(this.keyedOn(resolved, lease.environment));
     } finally {
       lease.release();
     }
@@ -337,6 +335,51 @@ export class DatasetsService {
     };
   }
 
+  /** A resolved request keyed on the environment it runs on. */
+  private keyedOn(resolved: Resolved, environment: Environment): Keyed {
+    return { ...resolved, ...this.keyOf(resolved, environment.id), environment };
+  }
+
+  /**
+   * A dataset's first rows (at most MAX_RESULT_ROWS, `truncated` past them) as a dashboard's template reads
+   * them, on the environment the dashboard's render holds, through the same cache entries as the HTTP read
+   * of the same dataset, selections and caller parts: a dashboard and a client reading the same figures
+   * run one query. No scope check: the dataset runs as the dashboard, whose scope the caller passed
+   * (docs/dashboards.md). No query slot either: the render's slot covers its queries, and a page reading
+   * more datasets than a caller has query slots would otherwise refuse itself.
+   */
+  async rowsForDashboard(
+    dataset: DatasetSpec,
+    selections: SelectionValues,
+    view: CallerView,
+    environment: Environment,
+  ): Promise<QueryResult> {
+    const catalog = await this.parameters.catalog();
+    const canonical = canonicalSelections(catalog, selections);
+    let compiled: CompiledDataset | undefined;
+    const keyed = this.keyedOn(
+      {
+        dataset,
+        selections: canonical,
+        view,
+        compiled: () => (compiled ??= this.engine.compileDataset(dataset, canonical, view)),
+        owner: null,
+      },
+      environment,
+    );
+    const max = this.config.maxResultRows;
+    const summary = await this.summary(keyed);
+    const { run } = await this.rows(keyed, summary, { offset: 0, limit: max });
+    const total = summary.total ?? summary.result.rows.length;
+    const rows = run.result.rows.length > max ? run.result.rows.slice(0, max) : run.result.rows;
+    return { ...run.result, rows, truncated: total > max };
+  }
+
+  /** Runs an uncached query in the caller's query slot, or in none for a dashboard's read. */
+  private inSlot<T>(owner: string | null, work: () => Promise<T>): Promise<T> {
+    return owner === null ? work() : this.slots.run('query', owner, work);
+  }
+
   private storeKeyOf(keyed: Keyed): string {
     return storeKey(keyed.buildId, keyed.dataset.name, keyed.keyText);
   }
@@ -352,7 +395,7 @@ export class DatasetsService {
       dataset.name,
       this.storeKeyOf(keyed),
       () =>
-        this.slots.run('query', keyed.owner, async () => {
+        this.inSlot(keyed.owner, async () => {
           const compiled = keyed.compiled();
           const probe = await this.engine.runDataset(compiled, environment, WHOLE_RESULT_ROWS);
           const fields = this.fieldsOf(dataset, probe);
@@ -371,7 +414,11 @@ export class DatasetsService {
    * read (a refusal is still answered as a 429 then, and so is a failure while writing, in the layout's
    * shape) and held until the last one is sent or the client goes away.
    */
-  private exportReply(resolved: Resolved, format: ExportFormat, select: string[]): ResultReply {
+  private exportReply(
+    resolved: Resolved & { owner: string },
+    format: ExportFormat,
+    select: string[],
+  ): ResultReply {
     const { dataset } = resolved;
     const compiled = resolved.compiled();
     const fromRows =

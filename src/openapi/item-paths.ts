@@ -512,6 +512,9 @@ export function projectItemDocs(project: Project, prefix: string, maxRows: numbe
           },
         },
       },
+      ...(get
+        ? { '304': { description: 'Not modified: the `If-None-Match` copy is current' } }
+        : {}),
       ...itemErrors(dashboard.scope, !get, true),
     });
     paths[`/${prefix}/dashboards/${dashboard.name}/results`] = {

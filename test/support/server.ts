@@ -171,6 +171,10 @@ export function baseEnv(
     CALLER_MAX_QUERIES: '10000',
     CALLER_MAX_EXPORTS: '10000',
     CALLER_MAX_RENDERS: '10000',
+    // The machine's Chromium when it is not at the default /usr/bin/chromium: with Debian's
+    // chromium-headless-shell, its binary /usr/lib/chromium/chromium-headless-shell (the script in
+    // /usr/bin runs it as a child of its own, where the tests that kill Chromium look for the server's child).
+    CHROMIUM_PATH: process.env.CHROMIUM_PATH,
     ...overrides,
   };
   const env: Record<string, string> = {};

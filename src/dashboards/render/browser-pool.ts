@@ -203,6 +203,11 @@ export class BrowserPool {
       type: 'png',
       clip: { x: 0, y: 0, width: size.width, height },
       captureBeyondViewport: true,
+      // Chromium's faster PNG encoding: on the example's PNG dashboard (1200 px wide) the screenshot took a
+      // median 108-130 ms instead of 172-180 ms (two alternating runs of 14 warm renders each, 2 shared
+      // cores), for a file of 136 KB instead of 100 KB. A page is now drawn once per build and selections
+      // and then served from the cache, so the time of the draw counts more than the bytes kept.
+      optimizeForSpeed: true,
     });
     return Buffer.from(png);
   }

@@ -144,3 +144,45 @@ describe('DashboardPages at start-up', () => {
     }
   });
 });
+
+/** What a page depends on must be known before it renders: the key of a cached page names it. */
+describe('DashboardPages.datasetsRead', () => {
+  const every = loadProject(EXAMPLE).datasets.map((dataset) => dataset.name);
+  const readsOf = (template: string): readonly string[] => {
+    const copy = exampleWith({ 'dashboards/expenses_report.html': template });
+    try {
+      const project = loadProject(copy.dir);
+      const dashboard = project.dashboards.find((d) => d.name === 'expenses_report')!;
+      return new DashboardPages(project).datasetsRead(dashboard, project);
+    } finally {
+      copy.remove();
+    }
+  };
+
+  it('the example: the datasets its calls name, each once', () => {
+    const project = loadProject(EXAMPLE);
+    const pages = new DashboardPages(project);
+    const named = (name: string) =>
+      pages.datasetsRead(
+        project.dashboards.find((d) => d.name === name)!,
+        project,
+      );
+    expect(named('expenses_report')).toEqual(['expenses_by_month']);
+    expect(named('expenses_dashboard')).toEqual(['expenses_grouped']);
+    // Not every dataset: the fallback below would also pass the check above only by accident.
+    expect(every.length).toBeGreaterThan(2);
+  });
+
+  it('the word in the page’s text or a comment is not a call; a computed name or the function passed on is every dataset', () => {
+    expect(
+      readsOf(
+        "<p>This dataset shows dataset(x)</p>{# dataset(y) #}{% set m = dataset('expenses_by_month') %}",
+      ),
+    ).toEqual(['expenses_by_month']);
+    expect(readsOf("{% set n = 'expenses_by_month' %}{% set m = dataset(n) %}")).toEqual(every);
+    expect(readsOf("{% set d = dataset %}{% set m = d('expenses_by_month') %}")).toEqual(every);
+    expect(
+      readsOf('{{ dataset ("expenses_grouped", {group_by: "month"}).rows | length }}'),
+    ).toEqual(['expenses_grouped']);
+  });
+});

@@ -33,11 +33,33 @@ export class DashboardTemplateError extends Error {
 }
 
 const LITERAL_DATASET = /(?<![\w.])dataset\s*\(\s*(?:'([^'\\]*)'|"([^"\\]*)")/g;
+const TAG = /\{\{([\s\S]*?)\}\}|\{%([\s\S]*?)%\}/g;
+const COMMENT = /\{#[\s\S]*?#\}/g;
+// `dataset` as a name of its own, in any use: a call, or the function passed on (`{% set d = dataset %}`).
+const DATASET_NAME = /(?<![\w.'"])dataset(?![\w'"])/g;
+
+/**
+ * The datasets a template's text names in `dataset('literal', ...)` calls, when every use of `dataset` in
+ * its tags is such a call; undefined when one is not (a name computed, the function passed on), since then
+ * the page may read any dataset. Text outside tags (a page saying "dataset") is not code and does not count.
+ */
+function literalReads(source: string): string[] | undefined {
+  const names = new Set<string>();
+  for (const tag of source.replace(COMMENT, '').matchAll(TAG)) {
+    const body = tag[1] ?? tag[2];
+    const literal = [...body.matchAll(LITERAL_DATASET)];
+    if ([...body.matchAll(DATASET_NAME)].length !== literal.length) return undefined;
+    for (const match of literal) names.add(match[1] ?? match[2]);
+  }
+  return [...names].sort();
+}
 
 /** The project's dashboard templates, compiled once when the service starts. */
 export class DashboardPages {
   private readonly environment: Environment = createPageEnvironment();
   private readonly templates = new Map<string, Template>();
+  /** Per dashboard, the datasets its template can read; absent when a call names one by an expression. */
+  private readonly reads = new Map<string, readonly string[]>();
 
   /** Throws a ProjectError listing every template that does not compile or names no dataset. */
   constructor(project: Project) {
@@ -60,8 +82,19 @@ export class DashboardPages {
           problems.add(file, `line ${line}`, `dataset('${name}'): no dataset named "${name}"`);
         }
       }
+      const reads = literalReads(source);
+      if (reads) this.reads.set(dashboard.name, reads);
     }
     problems.throwIfAny();
+  }
+
+  /**
+   * The datasets a dashboard's page can read, found in its template's text (see {@link literalReads}), or
+   * every dataset of the project when the text cannot tell: what a page depends on must be known before it
+   * is rendered, to key a cached page.
+   */
+  datasetsRead(dashboard: DashboardSpec, project: Project): readonly string[] {
+    return this.reads.get(dashboard.name) ?? project.datasets.map((dataset) => dataset.name);
   }
 
   render(dashboard: DashboardSpec, context: PageContext): string {
