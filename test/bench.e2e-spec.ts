@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './support/server';
 
@@ -274,6 +275,81 @@ describe('bench helpers', () => {
     const selections = Array.from({ length: 300 }, (_, i) => dashboardSelection(i));
     expect(new Set(selections).size).toBe(300);
   });
+});
+
+describe('rows of a downloaded export, counted after the timing', () => {
+  const { countRows } = jest.requireActual<{
+    countRows(format: string, file: string): Promise<{ rows: number; counted: string }>;
+  }>(bench('lib/exports.js'));
+  const resolvable = (name: string) => {
+    try {
+      require.resolve(name);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bench-count-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads a Parquet file back with DuckDB', async () => {
+    const { DuckDBInstance } =
+      jest.requireActual<typeof import('@duckdb/node-api')>('@duckdb/node-api');
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    const file = join(dir, 'rows.parquet');
+    await connection.run(`COPY (SELECT * FROM range(12345)) TO '${file}' (FORMAT parquet)`);
+    connection.closeSync();
+    instance.closeSync();
+    await expect(countRows('parquet', file)).resolves.toMatchObject({ rows: 12345 });
+  });
+
+  // apache-arrow comes with the Arrow export, yazl and yauzl with it and with Chromium's download helper;
+  // without them the rows are said to be uncounted, which is checked instead.
+  it('reads an Arrow IPC stream back with apache-arrow, or says it cannot', async () => {
+    const file = join(dir, 'rows.arrow');
+    if (!resolvable('apache-arrow')) {
+      writeFileSync(file, '');
+      await expect(countRows('arrow', file)).resolves.toMatchObject({ rows: NaN });
+      return;
+    }
+    // Typed here as far as used: the package comes with the Arrow export, not with this spec.
+    const arrow = jest.requireActual<{
+      tableFromArrays(columns: Record<string, Int32Array>): unknown;
+      tableToIPC(table: unknown, format: 'stream'): Uint8Array;
+    }>('apache-arrow');
+    const table = arrow.tableFromArrays({ a: Int32Array.from({ length: 5000 }, (_, i) => i) });
+    writeFileSync(file, arrow.tableToIPC(table, 'stream'));
+    await expect(countRows('arrow', file)).resolves.toMatchObject({ rows: 5000 });
+  });
+
+  (resolvable('yazl') ? it : it.skip)(
+    "counts an Excel file's rows, less the header, across the unzipped stream's chunks",
+    async () => {
+      const yazl = jest.requireActual<{
+        ZipFile: new () => {
+          addBuffer(buffer: Buffer, name: string): void;
+          end(): void;
+          outputStream: NodeJS.ReadableStream;
+        };
+      }>('yazl');
+      const zip = new yazl.ZipFile();
+      let xml = '<?xml version="1.0"?><worksheet><sheetData><row r="1"><c/></row>';
+      for (let i = 2; i <= 70001; i++) xml += `<row r="${i}"><c t="n"><v>${i}</v></c></row>`;
+      zip.addBuffer(Buffer.from(`${xml}</sheetData></worksheet>`), 'xl/worksheets/sheet1.xml');
+      zip.addBuffer(Buffer.from('<Types/>'), '[Content_Types].xml');
+      zip.end();
+      const file = join(dir, 'rows.xlsx');
+      await new Promise<void>((done) =>
+        zip.outputStream.pipe(createWriteStream(file)).once('close', () => done()),
+      );
+      const expected = resolvable('yauzl') ? 70000 : NaN;
+      await expect(countRows('xlsx', file)).resolves.toMatchObject({ rows: expected });
+    },
+  );
 });
 
 describe('docs/performance.md on npm run bench', () => {

@@ -412,6 +412,7 @@ async function tailPhase(context, format) {
 }
 
 module.exports = {
+  countRows,
   exportsPhase,
   tailPhase,
   environmentFile,
