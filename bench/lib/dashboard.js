@@ -4,6 +4,7 @@
 // for again, timed at the server (the `durationMs` of Drey's request log line, found by the request id the
 // bench sends), so the figures leave out the client and the loopback.
 const { closeSync, openSync, readSync, fstatSync } = require('node:fs');
+const { chromiumPath } = require('./drey');
 const { median } = require('./rounds');
 const { EXAMPLE_P } = require('./cached');
 
@@ -129,6 +130,7 @@ async function dashboardPhase(context) {
   }
   const serverMs = (/** @type {{ serverMs: number }[]} */ runs) => runs.map((run) => run.serverMs);
   return {
+    browser: chromiumPath(),
     coldMs: cold.serverMs,
     firstCount: firsts.length,
     firstP50: median(serverMs(firsts)),

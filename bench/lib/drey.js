@@ -3,6 +3,7 @@
 // Starting a Drey server for a measurement, shared by `npm run bench` (bench/run.js) and
 // bench/cpu-per-request.js: a database and a Redis prefix of its own, pinned to one CPU, waited for until
 // ready, signed in as admin; stop() leaves nothing behind.
+const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const Redis = require('ioredis');
@@ -42,6 +43,17 @@ function listeningUrl(line) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The browser of PNG dashboards: CHROMIUM_PATH when set, else Drey's default, /usr/bin/chromium, or where
+ * only Debian's chromium-headless-shell is installed (as on this machine on 2026-11-26), that: the same
+ * engine in the headless mode puppeteer drives anyway.
+ */
+function chromiumPath() {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  const shell = '/usr/bin/chromium-headless-shell';
+  return !existsSync('/usr/bin/chromium') && existsSync(shell) ? shell : '/usr/bin/chromium';
 }
 
 /**
@@ -92,8 +104,7 @@ async function startDrey({
       CALLER_MAX_QUERIES: '10000',
       CALLER_MAX_EXPORTS: '10000',
       CALLER_MAX_RENDERS: '10000',
-      // The browser of PNG dashboards, where it is not Drey's default.
-      ...(process.env.CHROMIUM_PATH && { CHROMIUM_PATH: process.env.CHROMIUM_PATH }),
+      CHROMIUM_PATH: chromiumPath(),
       ...env,
     },
     logFile,
@@ -122,4 +133,12 @@ async function startDrey({
   }
 }
 
-module.exports = { startDrey, asAdmin, dropRedisKeys, listeningUrl, BASE_DATABASE_URL, REDIS_URL };
+module.exports = {
+  startDrey,
+  chromiumPath,
+  asAdmin,
+  dropRedisKeys,
+  listeningUrl,
+  BASE_DATABASE_URL,
+  REDIS_URL,
+};

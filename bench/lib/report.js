@@ -239,7 +239,8 @@ function dashboardSection(r) {
   return [
     '## PNG dashboard (expenses_dashboard)',
     '',
-    "Times at the server (the `durationMs` of Drey's request log line), sequential requests with a token.",
+    "Times at the server (the `durationMs` of Drey's request log line), sequential requests with a token;",
+    `browser: ${d.browser ?? "Drey's default"}.`,
     '',
     markdownTable(
       ['Measurement', 'ms', 'Notes'],
