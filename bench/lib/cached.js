@@ -9,7 +9,7 @@ const { join } = require('node:path');
 const { brotliCompressSync, constants } = require('node:zlib');
 const { measure } = require('./load');
 const { startPinned, waitForLine } = require('./processes');
-const { inRounds, median } = require('./rounds');
+const { inRounds, median, medianRatio } = require('./rounds');
 
 /** The example project (examples/expenses), which the cached read and the dashboard phase read. */
 const EXAMPLE_P = '/api/service-v0/project/expenses/v1';
@@ -151,12 +151,19 @@ async function cachedPhase(context) {
         return round;
       },
     });
-    /** @type {Record<string, { rps: number, p50: number, p99: number, non2xx: number }>} */
+    /** @type {Record<string, { rps: number, share: number, p50: number, p99: number, non2xx: number }>} */
     const figures = {};
     for (const [name] of contenders) {
       const runs = rounds.kept.map((round) => round[name]);
+      // Each contender's requests/s as a share of node:http's in the same round (plain or compressed).
+      const floor = name.endsWith('Compressed') ? 'httpCompressed' : 'http';
       figures[name] = {
         rps: median(runs.map((run) => run.rps)),
+        share: medianRatio(
+          rounds.kept,
+          (round) => round[name].rps,
+          (round) => round[floor].rps,
+        ),
         p50: median(runs.map((run) => run.p50)),
         p99: median(runs.map((run) => run.p99)),
         non2xx: runs.reduce((sum, run) => sum + run.non2xx + run.errors, 0),

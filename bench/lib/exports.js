@@ -8,7 +8,7 @@ const { join } = require('node:path');
 const { pipeline } = require('node:stream/promises');
 const { measure } = require('./load');
 const { memoryOf, resetPeak, startPinned, waitForLine } = require('./processes');
-const { inRounds, median, ratio } = require('./rounds');
+const { inRounds, median, medianRatio } = require('./rounds');
 const { EXPORT_SELECTION, queryString } = require('./selections');
 
 /** The benchmark's project (bench/project). */
@@ -336,7 +336,14 @@ async function exportsPhase(context, only) {
         (spec.floor ? `, floor ${Math.round(result.floorRowsPerSecond)} rows/s` : '') +
         `, peak ${Math.round(result.peakMb)} MB`,
     );
-    results.push({ ...result, ratio: ratio(result.rowsPerSecond, result.floorRowsPerSecond) });
+    const ratio = spec.floor
+      ? medianRatio(
+          rounds.kept,
+          (round) => round.drey?.rowsPerSecond ?? NaN,
+          (round) => round.floor?.rowsPerSecond ?? NaN,
+        )
+      : NaN;
+    results.push({ ...result, ratio });
   }
   return results;
 }
@@ -379,9 +386,9 @@ async function tailPhase(context, format) {
       return result;
     } finally {
       await child.stop();
-      const done = readFileSync(log, 'utf8').match(/^done (\d+) (\d+)/m);
-      if (done)
-        console.log(`tail: ${done[1]} exports finished, ${done[2]} failed during the round`);
+      // Exports the server failed (not the one cut short at the end) are worth knowing of.
+      const done = /^done (\d+) (\d+)/m.exec(readFileSync(log, 'utf8'));
+      if (done && done[2] !== '0') console.log(`tail: ${done[2]} exports failed during the round`);
     }
   };
   const rounds = await inRounds({
@@ -405,6 +412,11 @@ async function tailPhase(context, format) {
     format,
     quiet: { rps: pick('quiet', 'rps'), p50: pick('quiet', 'p50'), p99: pick('quiet', 'p99') },
     loaded: { rps: pick('loaded', 'rps'), p50: pick('loaded', 'p50'), p99: pick('loaded', 'p99') },
+    p99Ratio: medianRatio(
+      rounds.kept,
+      (round) => round.loaded.p99,
+      (round) => round.quiet.p99,
+    ),
     non2xx: rounds.kept.reduce((sum, round) => sum + round.quiet.non2xx + round.loaded.non2xx, 0),
     redos: rounds.redos,
     spread: rounds.spread,

@@ -31,6 +31,19 @@ function ratio(a, b) {
 }
 
 /**
+ * The median over rounds of each round's own ratio. Drey and its floor run minutes apart only across
+ * rounds, seconds apart within one: a round's ratio cancels most of the machine's drift, where the ratio
+ * of two medians can pair Drey's fast round with its floor's slow one.
+ * @template R
+ * @param {R[]} rounds
+ * @param {(round: R) => number} numerator
+ * @param {(round: R) => number} denominator
+ */
+function medianRatio(rounds, numerator, denominator) {
+  return median(rounds.map((round) => ratio(numerator(round), denominator(round))));
+}
+
+/**
  * Whether to run one more round: the floor's figures over the last `rounds` rounds spread by more than
  * `tolerance`, and redos are left.
  * @param {number[]} floorValues the floor's figure in every round so far, oldest first
@@ -73,4 +86,4 @@ async function inRounds({ rounds, tolerance = 0.1, maxRedos = 2, floor, round, l
   return { kept, redos, spread: spread(kept.map((result) => floor(result))) };
 }
 
-module.exports = { median, spread, ratio, needsRedo, inRounds };
+module.exports = { median, spread, ratio, medianRatio, needsRedo, inRounds };

@@ -7,7 +7,7 @@ const { join } = require('node:path');
 const { environmentFile } = require('./exports');
 const { combine, measure } = require('./load');
 const { startPinned } = require('./processes');
-const { inRounds, median } = require('./rounds');
+const { inRounds, median, medianRatio } = require('./rounds');
 const { queryString, selection } = require('./selections');
 
 /** The benchmark's project (bench/project): the orders datasets. */
