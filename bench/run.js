@@ -8,9 +8,16 @@
 // project for the PNG dashboard and the cached read.
 const { spawnSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
-const { existsSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} = require('node:fs');
 const { tmpdir } = require('node:os');
-const { join, resolve } = require('node:path');
+const { dirname, join, resolve } = require('node:path');
 const { cachedPhase, EXAMPLE_P } = require('./lib/cached');
 const { parseCli, UsageError, USAGE, PHASES } = require('./lib/cli');
 const { dashboardPhase } = require('./lib/dashboard');
@@ -166,6 +173,11 @@ async function main() {
     console.log(USAGE);
     return;
   }
+  if (options.from) {
+    // The figures of an earlier run, kept before rendering: rendering again costs no measurement.
+    await render(JSON.parse(readFileSync(resolve(ROOT, options.from), 'utf8')), options.out);
+    return;
+  }
   if (pinSelf()) return;
   if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('build first: npx nest build');
   const started = performance.now();
@@ -187,7 +199,7 @@ async function main() {
   } finally {
     rmSync(run.work, { recursive: true, force: true });
   }
-  const text = renderResults({
+  const figures = {
     ...results,
     phases: options.phases,
     partial: options.partial,
@@ -202,18 +214,33 @@ async function main() {
     loadAfter: loadAverage(),
     minutes: (performance.now() - started) / 60_000,
     finishedAt: new Date().toISOString(),
-  });
-  // Formatted as the repository's Markdown is, so that the file passes the formatting check.
+  };
+  // Kept before rendering (bench/results.raw/ is ignored by git), so that `--from` renders them again.
+  const raw = join(ROOT, 'bench', 'results.raw', `${figures.finishedAt.replaceAll(':', '-')}.json`);
+  mkdirSync(dirname(raw), { recursive: true });
+  writeFileSync(raw, `${JSON.stringify(figures, null, 2)}\n`);
+  console.log(`figures kept in ${raw}`);
+  await render(figures, options.out);
+  if (results.unmeasured) process.exitCode = 1;
+}
+
+/**
+ * Prints the results and writes them to `out`, formatted as the repository's Markdown is, so that the
+ * file passes the formatting check.
+ * @param {Record<string, any>} figures
+ * @param {string | undefined} out
+ */
+async function render(figures, out) {
+  const text = renderResults(figures);
   const prettier = require('prettier');
-  const out = options.out ? resolve(ROOT, options.out) : join(ROOT, 'bench', 'results.md');
+  const file = out ? resolve(ROOT, out) : join(ROOT, 'bench', 'results.md');
   const formatted = await prettier.format(text, {
-    ...(await prettier.resolveConfig(out)),
+    ...(await prettier.resolveConfig(file)),
     parser: 'markdown',
   });
-  if (options.out) writeFileSync(out, formatted);
+  if (out) writeFileSync(file, formatted);
   console.log(`\n${formatted}`);
-  if (options.out) console.log(`written to ${options.out}`);
-  if (results.unmeasured) process.exitCode = 1;
+  if (out) console.log(`written to ${out}`);
 }
 
 main().catch((error) => {

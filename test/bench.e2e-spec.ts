@@ -275,6 +275,27 @@ describe('bench results file', () => {
     });
   });
 
+  it('renders the figures a run kept with --from, measuring nothing, into the file --out names', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-from-'));
+    try {
+      const figures = join(dir, 'figures.json');
+      // As a run keeps them: JSON, where a figure not measured (NaN) becomes null.
+      writeFileSync(figures, JSON.stringify({ ...results, exports: [{ ...served, ratio: NaN }] }));
+      const out = join(dir, 'results.md');
+      const ran = spawnSync(process.execPath, [bench('run.js'), '--from', figures, '--out', out], {
+        encoding: 'utf8',
+        timeout: 30000,
+      });
+      expect(ran.stderr).toBe('');
+      expect(ran.status).toBe(0);
+      const written = readFileSync(out, 'utf8');
+      expect(written).toContain('## Exports: 1,000,000 rows of orders_detail');
+      expect(written).toMatch(/\| export csv ≥ 65% of COPY \(FORMAT csv\) rows\/s +\| - \(medians/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('renders the machine, the load before and after, each section and what could not be measured', () => {
     const text = report.renderResults(results);
     expect(text).toContain('Machine: 2 CPUs (Test CPU), 8 GB');

@@ -45,6 +45,7 @@ Options:
   --rounds <n>        rounds of each measurement (default: BENCH_ROUNDS or 3)
   --out <file>        where the results go (default: bench/results.md for a full run;
                       a run with --only or --formats writes no file unless given one)
+  --from <json>       measure nothing: render the figures a run kept in bench/results.raw/
   --help              this text
 
 Phases:
@@ -108,6 +109,7 @@ function parseCli(argv, env) {
         seconds: { type: 'string' },
         rounds: { type: 'string' },
         out: { type: 'string' },
+        from: { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -130,7 +132,8 @@ function parseCli(argv, env) {
     seconds: positive(values.seconds ?? env.BENCH_SECONDS ?? '5', 'seconds', 1, 120),
     rounds: positive(values.rounds ?? env.BENCH_ROUNDS ?? '3', 'rounds', 1, 10),
     ordersRows: positive(env.ORDERS_ROWS ?? '1000000', 'ORDERS_ROWS', 1000, 100_000_000),
-    out: values.out ?? (partial ? undefined : 'bench/results.md'),
+    out: values.out ?? (partial || values.from !== undefined ? undefined : 'bench/results.md'),
+    from: values.from,
     partial,
   };
 }

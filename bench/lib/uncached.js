@@ -87,9 +87,16 @@ async function uncached(context) {
       0,
     ),
   });
+  const times = (/** @type {string} */ field) =>
+    medianRatio(
+      rounds.kept,
+      (round) => round.drey[field],
+      (round) => round.direct[field],
+    );
   return {
     direct: figures('direct'),
     drey: figures('drey'),
+    times: { p50: times('p50'), mean: times('mean'), rps: times('rps') },
     redos: rounds.redos,
     spread: rounds.spread,
   };
