@@ -1,13 +1,17 @@
 // @ts-check
 'use strict';
 // The second floor: a bare Express 5 app (ETag and x-powered-by off, as in Drey) answering the same cached
-// bytes after the same HS256 check. Usage: node bench/floor-express.js <body file>; prints its URL.
+// bytes after the same HS256 check. Usage: node bench/floor-express.js <body file> [<compressed body file>
+// <encoding>]; prints its URL. The compressed body is sent as bench/floor-http.js sends it.
 const express = require('express');
 const { createSecretKey } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const jwt = require('jsonwebtoken');
+const { accepts } = require('./lib/encoding');
 
-const body = readFileSync(/** @type {string} */ (process.argv[2]), 'utf8');
+const [bodyFile, compressedFile, encoding] = process.argv.slice(2);
+const body = readFileSync(/** @type {string} */ (bodyFile), 'utf8');
+const compressed = compressedFile ? readFileSync(compressedFile) : undefined;
 const key = createSecretKey(Buffer.from(process.env.JWT_SECRET ?? '', 'utf8'));
 
 const app = express();
@@ -20,6 +24,11 @@ app.get('/{*path}', (request, response) => {
     jwt.verify(token, key, { algorithms: ['HS256'] });
   } catch {
     response.status(401).end();
+    return;
+  }
+  if (compressed && encoding && accepts(request.headers['accept-encoding'], encoding)) {
+    response.set({ 'Content-Encoding': encoding, Vary: 'Accept-Encoding' });
+    response.type('application/json').send(compressed);
     return;
   }
   response.type('application/json').send(body);

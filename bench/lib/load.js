@@ -3,6 +3,13 @@
 const autocannon = require('autocannon');
 
 /**
+ * What every phase is handed: the server under measurement and the run's settings.
+ * @typedef {{ url: string, pid: number, token: string, dataDir: string, projectDir: string, logFile: string,
+ *   work: string, seconds: number, warmupSeconds: number, connections: number, rounds: number,
+ *   secret: string, serverCpu: number, loadCpu: number }} Context
+ */
+
+/**
  * @typedef {{ name: string, rps: number, mean: number, p50: number, p95: number, p99: number, requests: number,
  *   errors: number, non2xx: number, latencies: number[], seconds: number }} LoadResult
  */
