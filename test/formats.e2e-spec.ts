@@ -2,8 +2,14 @@ import { MONTHLY } from './support/figures';
 import { Api, L, P } from './support/api';
 import { TestServer, startServer } from './support/server';
 
-/** The monthly totals as the CSV export writes them: a header, then one line per month, CRLF. */
-const MONTHLY_CSV = ['month,total_amount', ...MONTHLY.map(([month, total]) => `${month},${total}`)]
+/**
+ * The monthly totals as the CSV export writes them: a header, then one line per month, CRLF; the totals are
+ * DECIMAL(…, 2), which DuckDB's CSV writer writes at their scale (`3248.50`, as ../shared/data/README.md).
+ */
+const MONTHLY_CSV = [
+  'month,total_amount',
+  ...MONTHLY.map(([month, total]) => `${month},${total.toFixed(2)}`),
+]
   .map((line) => `${line}\r\n`)
   .join('');
 

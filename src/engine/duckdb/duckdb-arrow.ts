@@ -290,14 +290,24 @@ export function arrowStream(
       const prepared = await timed(() =>
         connection.prepare(`SELECT ${projection} FROM (\n${sql}\n)`),
       );
+      // One chunk ahead: DuckDB works on the next chunk while this one is copied into Arrow's buffers.
+      let next: Promise<DuckDBDataChunk | null> | undefined;
       try {
         const { values, types } = duckdbParameters(binds);
         prepared.bind(values, types);
         const result = await timed(() => prepared.stream());
         let sent = false;
+        const fetch = (): Promise<DuckDBDataChunk | null> => {
+          const fetched = timed(() => result.fetchChunk());
+          // Left unread when the stream stops early; awaited (and so reported) otherwise.
+          fetched.catch(() => undefined);
+          return fetched;
+        };
+        next = fetch();
         for (;;) {
-          const chunk = await timed(() => result.fetchChunk());
+          const chunk = await next;
           if (!chunk || chunk.rowCount === 0) break;
+          next = fetch();
           sent = true;
           rows += chunk.rowCount;
           yield recordBatch(schema, columns, chunk);
@@ -305,6 +315,8 @@ export function arrowStream(
         // A result without rows still has its schema.
         if (!sent) yield emptyBatch(schema);
       } finally {
+        // The statement is not destroyed under a fetch still running.
+        await next?.catch(() => undefined);
         prepared.destroySync();
       }
     } finally {
