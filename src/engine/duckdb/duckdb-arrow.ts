@@ -26,9 +26,8 @@ import {
 } from 'apache-arrow';
 import { DuckDBConnection, DuckDBDataChunk, DuckDBTypeId, StatementType } from '@duckdb/node-api';
 import duckdb from '@duckdb/node-bindings';
-import { DomainError } from '@/core/errors';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
-import { isOutOfMemory, queryTooLarge } from '@/engine/duckdb/duckdb-errors';
+import { timeBudget } from '@/engine/duckdb/time-budget';
 import { NotAQueryError } from '@/engine/duckdb/duckdb-query';
 import { selectColumns } from '@/engine/export/export-sql';
 import { quoteIdentifier } from '@/engine/sql-text';
@@ -238,33 +237,7 @@ export function arrowStream(
   timeoutMs: number,
   done: (rows: number) => void,
 ): Readable {
-  let budget = timeoutMs;
-  const timed = async <T>(work: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    let timedOut = false;
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        connection.interrupt();
-      },
-      Math.max(budget, 1),
-    );
-    try {
-      return await work();
-    } catch (error) {
-      if (timedOut) {
-        throw new DomainError(
-          'query_timeout',
-          `The query ran longer than ${timeoutMs / 1000} s and was stopped`,
-        );
-      }
-      if (isOutOfMemory(error)) throw queryTooLarge();
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      budget -= performance.now() - started;
-    }
-  };
+  const timed = timeBudget(connection, timeoutMs);
   let rows = 0;
   async function* batches(): AsyncGenerator<RecordBatch> {
     try {

@@ -1,7 +1,6 @@
 import { DuckDBConnection, DuckDBDataChunk, StatementType } from '@duckdb/node-api';
-import { DomainError } from '@/core/errors';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
-import { isOutOfMemory, queryTooLarge } from '@/engine/duckdb/duckdb-errors';
+import { timeBudget } from '@/engine/duckdb/time-budget';
 import { NotAQueryError } from '@/engine/duckdb/duckdb-query';
 import { ColumnMapping, columnMappings } from '@/engine/duckdb/duckdb-results';
 import { CHUNKS_PER_COLLECTION, collectNativeChunks } from '@/engine/duckdb/native-memory';
@@ -62,33 +61,7 @@ export async function* streamDuckdbQuery(
   binds: readonly BoundValue[],
   timeoutMs: number,
 ): AsyncGenerator<RowBatch> {
-  let budget = timeoutMs;
-  const timed = async <T>(work: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    let timedOut = false;
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        connection.interrupt();
-      },
-      Math.max(budget, 1),
-    );
-    try {
-      return await work();
-    } catch (error) {
-      if (timedOut) {
-        throw new DomainError(
-          'query_timeout',
-          `The query ran longer than ${timeoutMs / 1000} s and was stopped`,
-        );
-      }
-      if (isOutOfMemory(error)) throw queryTooLarge();
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      budget -= performance.now() - started;
-    }
-  };
+  const timed = timeBudget(connection, timeoutMs);
   const prepared = await timed(() => connection.prepare(sql));
   try {
     if (prepared.statementType !== StatementType.SELECT) {
