@@ -104,8 +104,11 @@ export class ExportSpace {
     );
     const settled = (): NonNullable<typeof outcome> | undefined => outcome;
     let measured = 0;
+    let released = false;
     let handle: FileHandle | undefined;
     const measure = (size: number): void => {
+      // A stat still in flight when the file was given back must not count it again.
+      if (released) return;
       this.held += size - measured;
       measured = size;
       if (this.held > this.limitBytes && !full && !settled()) {
@@ -120,6 +123,8 @@ export class ExportSpace {
       );
     }, WATCH_MS);
     const release = (): void => {
+      if (released) return;
+      released = true;
       clearInterval(watch);
       this.held -= measured;
       measured = 0;
