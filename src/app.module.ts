@@ -5,6 +5,7 @@ import { AuditModule } from '@/audit/audit.module';
 import { AuthModule } from '@/auth/auth.module';
 import { BearerAuthGuard } from '@/auth/bearer-auth.guard';
 import { BuildsModule } from '@/builds/builds.module';
+import { WebhooksModule } from '@/webhooks/webhooks.module';
 import { CacheModule } from '@/cache/cache.module';
 import { CatalogModule } from '@/catalog/catalog.module';
 import { BodyTypeGuard } from '@/http/input/body-types';
@@ -39,6 +40,7 @@ export class AppModule {
         AuditModule,
         ProjectModule,
         BuildsModule,
+        WebhooksModule,
         EngineModule,
         AuthModule,
         UsersModule,
@@ -52,6 +54,7 @@ export class AppModule {
         MetricsModule,
         FastRouteModule,
         ...BuildsModule.transport(config),
+        ...WebhooksModule.transport(config),
       ],
       providers: [
         { provide: APP_FILTER, useClass: HttpErrorFilter },

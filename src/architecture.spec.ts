@@ -29,7 +29,7 @@ const FLOORS: string[][] = [
   ['parameter-widgets'],
   ['datasets'],
   ['catalog', 'dashboards', 'builds'],
-  ['admin', 'health'],
+  ['admin', 'health', 'webhooks'],
   // Entry points that assemble the rest: the application (src/*.ts) and the command line.
   ['.', 'cli'],
 ];

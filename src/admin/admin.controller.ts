@@ -38,11 +38,16 @@ export class AdminController {
     await this.builds.build(caller);
   }
 
-  /** Build history, newest first: status, times, error, and rows and duration per model. */
+  /**
+   * Build history, newest first: status, what started it (`trigger`), times, error, rows and duration per
+   * model, and the deliveries of its event to the deployment's webhooks.
+   */
   @Get('builds')
   @ApiJson('BuildRun', 'Builds, newest first', true)
   async history(): Promise<Record<string, unknown>[]> {
-    return (await this.builds.history()).map(toBuildJson);
+    return (await this.builds.history()).map(({ run, notifications }) =>
+      toBuildJson(run, notifications),
+    );
   }
 
   /**

@@ -16,3 +16,16 @@ export interface BuildJob {
 export interface BuildJobRunner {
   run(job: BuildJob): Promise<void>;
 }
+
+/**
+ * What the build schedule puts on the BullMQ queue (a job scheduler's template: the same data every time):
+ * the worker that takes it records the build in the history, as `schedule`, when it starts.
+ */
+export interface ScheduledBuildJob {
+  trigger: 'schedule';
+  project: string;
+}
+
+export function isScheduled(job: BuildJob | ScheduledBuildJob): job is ScheduledBuildJob {
+  return (job as ScheduledBuildJob).trigger === 'schedule' && !(job as BuildJob).buildId;
+}

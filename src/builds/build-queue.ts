@@ -1,4 +1,5 @@
 import type { BuildJob, BuildJobRunner } from '@/builds/build-job';
+import { type BuildSchedule, nextRun } from '@/core/project/build-schedule';
 
 export type Submission = { accepted: false } | { accepted: true; done: Promise<void> };
 
@@ -22,7 +23,22 @@ export abstract class BuildQueue {
 
   /** Throws when the queue's backing store is unreachable. */
   abstract ping(): Promise<void>;
+
+  /**
+   * Runs builds of `project` on `schedule` from now on, once per time it names across every process that
+   * shares the queue; none (undefined) stops them. `due` is called when a scheduled build is due here and
+   * this process must queue it itself (the in-process queue); on BullMQ the worker that takes the
+   * scheduler's job runs it.
+   */
+  abstract schedule(
+    schedule: BuildSchedule | undefined,
+    project: string,
+    due: () => void,
+  ): Promise<void>;
 }
+
+// setTimeout's longest wait; a later run is waited for in steps.
+const LONGEST_WAIT_MS = 2 ** 31 - 1;
 
 /**
  * The queue of a single process, for a machine without Redis. Same rule: one build at a time. It runs the
@@ -31,6 +47,7 @@ export abstract class BuildQueue {
 export class InProcessBuildQueue extends BuildQueue {
   readonly kind = 'in-process' as const;
   private running?: Promise<void>;
+  private timer?: NodeJS.Timeout;
 
   constructor(private readonly runner: BuildJobRunner) {
     super();
@@ -54,6 +71,35 @@ export class InProcessBuildQueue extends BuildQueue {
   }
 
   ping(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * A timer for the next time the schedule names, set again after each: times passed while the process
+   * was down are not run.
+   */
+  schedule(schedule: BuildSchedule | undefined, _project: string, due: () => void): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!schedule) return Promise.resolve();
+    const arm = (): void => {
+      const at = nextRun(schedule, new Date()).getTime();
+      const wait = (): void => {
+        const left = at - Date.now();
+        this.timer = setTimeout(
+          () => {
+            if (left > LONGEST_WAIT_MS) return wait();
+            due();
+            arm();
+          },
+          Math.max(0, Math.min(left, LONGEST_WAIT_MS)),
+        );
+        // A schedule does not keep a stopping process alive.
+        this.timer.unref();
+      };
+      wait();
+    };
+    arm();
     return Promise.resolve();
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { Histogram } from 'prom-client';
 import type { BuildJob, BuildJobRunner } from '@/builds/build-job';
 import { JsonLogger } from '@/http/request/json-logger';
@@ -50,6 +51,8 @@ export class BuildRunner implements BuildJobRunner {
   private current?: { abort: AbortController; settled: Promise<void> };
   /** Set once the process is stopping: a build that would start now is recorded as interrupted. */
   private stopping?: string;
+  /** Told of each build this process ran once it is recorded as finished (build notifications). */
+  private readonly finishedListeners: ((buildId: string) => void)[] = [];
 
   constructor(
     private readonly runs: BuildRunsRepository,
@@ -97,6 +100,39 @@ export class BuildRunner implements BuildJobRunner {
     } finally {
       if (this.current === current) this.current = undefined;
     }
+  }
+
+  /**
+   * Calls `listener` with the id of each build this process runs, once its end is recorded. The listener
+   * must not wait on anything: the build is not done until it returns. (The webhooks feature, a floor
+   * above, listens: builds do not know who.)
+   */
+  onFinished(listener: (buildId: string) => void): void {
+    this.finishedListeners.push(listener);
+  }
+
+  private announceFinished(buildId: string): void {
+    for (const listener of this.finishedListeners) {
+      try {
+        listener(buildId);
+      } catch (error) {
+        this.logger.emit('error', 'build end not announced', {
+          buildId,
+          error: errorMessage(error),
+        });
+      }
+    }
+  }
+
+  /**
+   * A build of the schedule's, taken from the BullMQ queue: recorded in the history (as `schedule`) when
+   * it starts, since the scheduler's job carries no row of its own.
+   */
+  async runScheduled(project: string): Promise<void> {
+    const buildId = randomUUID();
+    await this.runs.insertQueued(buildId, null, project, 'schedule');
+    this.logger.emit('info', 'scheduled build', { buildId });
+    return this.run({ buildId, project });
   }
 
   /**
@@ -161,11 +197,13 @@ export class BuildRunner implements BuildJobRunner {
         models: result.models.length,
         durationMs: Date.now() - started,
       });
+      this.announceFinished(buildId);
     } catch (error) {
       const interrupted = error instanceof BuildInterruptedError;
       const message = interrupted ? interruptedBy(error.reason) : errorMessage(error);
       await tracker.settled();
       await this.runs.markFailed(buildId, message, tracker.failedAt(failedModel(error)));
+      this.announceFinished(buildId);
       this.durations.observe({ status: 'failed' }, (Date.now() - started) / 1000);
       if (interrupted) {
         this.logger.emit('warn', 'build interrupted', { buildId, reason: error.reason });

@@ -1,11 +1,21 @@
 import type { BuildRun } from '@/database/tables/build-runs.entity';
+import type { WebhookDelivery } from '@/database/tables/webhook-deliveries.entity';
 import { formatTimestamp } from '@/core/timestamps';
 
-export function toBuildJson(run: BuildRun): Record<string, unknown> {
-  const time = (date: Date | null) => (date ? formatTimestamp(date) : null);
+const time = (date: Date | null) => (date ? formatTimestamp(date) : null);
+
+/**
+ * A build as the history shows it; with `notifications`, its events' deliveries to the deployment's
+ * webhooks (the history lists them; the events themselves do not).
+ */
+export function toBuildJson(
+  run: BuildRun,
+  notifications?: WebhookDelivery[],
+): Record<string, unknown> {
   return {
     id: run.id,
     status: run.status,
+    trigger: run.trigger,
     requested_by: run.requestedBy,
     queued_at: time(run.queuedAt),
     started_at: time(run.startedAt),
@@ -20,6 +30,21 @@ export function toBuildJson(run: BuildRun): Record<string, unknown> {
       rows: model.rows,
       duration_ms: model.durationMs,
     })),
+    ...(notifications && { notifications: notifications.map(toNotificationJson) }),
+  };
+}
+
+function toNotificationJson(delivery: WebhookDelivery): Record<string, unknown> {
+  return {
+    event: delivery.eventType,
+    event_id: delivery.eventId,
+    endpoint: delivery.endpoint,
+    origin: delivery.origin,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_attempt_at: time(delivery.lastAttemptAt),
+    last_status_code: delivery.lastStatusCode,
+    last_error: delivery.lastError,
   };
 }
 

@@ -2,7 +2,7 @@ import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { AuditModule } from '@/audit/audit.module';
-import type { BuildJob } from '@/builds/build-job';
+import type { BuildJob, ScheduledBuildJob } from '@/builds/build-job';
 import { BUILDS_QUEUE, BuildQueue, InProcessBuildQueue } from '@/builds/build-queue';
 import { BuildRunner } from '@/builds/build-runner';
 import { BullBuildQueue } from '@/builds/bullmq-build-queue';
@@ -31,11 +31,15 @@ import { ParametersModule } from '@/parameter-widgets/parameters.module';
       provide: BuildQueue,
       // The BullMQ queue exists when the transport was imported, that is with Redis.
       inject: [BuildRunner, JsonLogger, { token: getQueueToken(BUILDS_QUEUE), optional: true }],
-      useFactory: (runner: BuildRunner, logger: JsonLogger, queue?: Queue<BuildJob>): BuildQueue =>
+      useFactory: (
+        runner: BuildRunner,
+        logger: JsonLogger,
+        queue?: Queue<BuildJob | ScheduledBuildJob>,
+      ): BuildQueue =>
         queue ? new BullBuildQueue(queue, logger) : new InProcessBuildQueue(runner),
     },
   ],
-  exports: [BuildQueue, BuildsService],
+  exports: [BuildQueue, BuildsService, BuildRunner],
 })
 export class BuildsModule {
   /**

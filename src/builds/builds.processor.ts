@@ -1,6 +1,7 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Job } from 'bullmq';
-import type { BuildJob } from '@/builds/build-job';
+import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Optional } from '@nestjs/common';
+import { Job, Queue } from 'bullmq';
+import { type BuildJob, isScheduled, type ScheduledBuildJob } from '@/builds/build-job';
 import { BUILDS_QUEUE } from '@/builds/build-queue';
 import { BuildRunner } from '@/builds/build-runner';
 import { redisErrorLogger } from '@/builds/redis-error-log';
@@ -24,7 +25,11 @@ export class BuildsProcessor extends WorkerHost {
 
   constructor(
     private readonly runner: BuildRunner,
-    logger: JsonLogger,
+    private readonly logger: JsonLogger,
+    // Absent without Redis, when BullMQ starts no worker and this class is never called.
+    @Optional()
+    @InjectQueue(BUILDS_QUEUE)
+    private readonly queue?: Queue<BuildJob | ScheduledBuildJob>,
   ) {
     super();
     this.logError = redisErrorLogger(logger, 'builds worker');
@@ -36,7 +41,17 @@ export class BuildsProcessor extends WorkerHost {
     this.logError(error);
   }
 
-  process(job: Job<BuildJob>): Promise<void> {
-    return this.runner.run(job.data);
+  async process(job: Job<BuildJob | ScheduledBuildJob>): Promise<void> {
+    if (!isScheduled(job.data)) return this.runner.run(job.data);
+    // A build asked for already waits behind this one: it builds the same project, so the schedule's
+    // turn is given to it rather than building twice in a row.
+    const waiting = await this.queue!.getJobCounts('waiting', 'prioritized');
+    if ((waiting.waiting ?? 0) + (waiting.prioritized ?? 0) > 0) {
+      this.logger.emit('info', 'scheduled build skipped: another build is queued', {
+        job: job.id,
+      });
+      return;
+    }
+    return this.runner.runScheduled(job.data.project);
   }
 }

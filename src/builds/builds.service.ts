@@ -1,4 +1,4 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { AuditService } from '@/audit/audit.service';
@@ -7,8 +7,12 @@ import { BuildQueue, Submission } from '@/builds/build-queue';
 import { BuildRunner, errorMessage, INTERRUPTED, wasInterrupted } from '@/builds/build-runner';
 import { DomainError, NotReadyError } from '@/core/errors';
 import { JsonLogger } from '@/http/request/json-logger';
-import type { BuildRun } from '@/database/tables/build-runs.entity';
+import type { BuildRun, BuildTrigger } from '@/database/tables/build-runs.entity';
+import { APP_CONFIG, type AppConfig } from '@/config/config';
+import type { BuildSchedule } from '@/core/project/build-schedule';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
+import type { WebhookDelivery } from '@/database/tables/webhook-deliveries.entity';
+import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliveries.repository';
 import { Engine } from '@/engine/engine';
 import { BuildInterruptedError } from '@/engine/materialize/materialize-environment';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
@@ -42,6 +46,8 @@ export class BuildsService implements OnApplicationBootstrap {
     private readonly audit: AuditService,
     private readonly logger: JsonLogger,
     metrics: MetricsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly deliveries: WebhookDeliveriesRepository,
   ) {
     this.stopped = new Promise<never>((_, reject) => {
       this.stopWaiting = () => reject(STOPPING);
@@ -69,6 +75,7 @@ export class BuildsService implements OnApplicationBootstrap {
     await this.markInterrupted();
     // A build published while this process was away (or before its DATA_DIR existed) is served first.
     await this.sync.catchUp();
+    await this.startSchedule();
     const missing = await this.engine.missingTables();
     if (missing && missing.length > 0) {
       // The build found predates models of the project (another checkout built it, or models were added
@@ -103,9 +110,50 @@ export class BuildsService implements OnApplicationBootstrap {
     }
   }
 
+  /**
+   * The schedule builds run on: BUILD_SCHEDULE when set (`off`: none), else the project's `build.schedule`.
+   * Read at start: a schedule changed in the project applies from the next start.
+   */
+  get schedule(): BuildSchedule | undefined {
+    const configured = this.config.buildSchedule;
+    if (configured === 'off') return undefined;
+    return configured ?? this.engine.project.schedule;
+  }
+
+  /** Sets the schedule on the queue (once across replicas on BullMQ) and says so in the log. */
+  private async startSchedule(): Promise<void> {
+    const schedule = this.schedule;
+    await this.queue.schedule(schedule, this.project, () => void this.scheduled());
+    if (schedule) {
+      this.logger.emit('info', 'builds scheduled', {
+        schedule: schedule.pattern,
+        timezone: schedule.timezone,
+        from: this.config.buildSchedule ? 'BUILD_SCHEDULE' : 'project.yml build.schedule',
+      });
+    }
+  }
+
+  /** A build the schedule names, on the in-process queue: skipped when another one is queued or running. */
+  private async scheduled(): Promise<void> {
+    try {
+      const submission = await this.submit(null, 'schedule');
+      if (!submission) {
+        this.logger.emit('info', 'scheduled build skipped: another build is queued or running');
+        return;
+      }
+      this.logger.emit('info', 'scheduled build', { buildId: submission.buildId });
+      await submission.done;
+    } catch (error) {
+      // The runner has recorded and logged how it ended; nobody waits on a scheduled build.
+      if (!(error instanceof BuildInterruptedError)) {
+        this.logger.emit('warn', 'scheduled build did not succeed', { error: errorMessage(error) });
+      }
+    }
+  }
+
   private async firstBuild(): Promise<void> {
     try {
-      const submission = await this.submit(null);
+      const submission = await this.submit(null, 'start');
       await submission?.done;
     } catch (error) {
       // The queue may lose track of a build that ran (Redis gone as it finished: "stalled"); the history,
@@ -133,7 +181,7 @@ export class BuildsService implements OnApplicationBootstrap {
    * its outcome logged. False when another build is queued or running.
    */
   async rebuild(reason: string): Promise<boolean> {
-    const submission = await this.submit(null);
+    const submission = await this.submit(null, 'operator');
     if (!submission) {
       this.logger.emit('warn', 'build not started: another one is queued or running', { reason });
       return false;
@@ -159,7 +207,7 @@ export class BuildsService implements OnApplicationBootstrap {
    * `build_interrupted` when the process stops meanwhile.
    */
   async build(caller: AdminCaller): Promise<void> {
-    const submission = await this.submit(caller.username);
+    const submission = await this.submit(caller.username, 'request');
     if (!submission) {
       throw new DomainError(
         'build_in_progress',
@@ -216,17 +264,20 @@ export class BuildsService implements OnApplicationBootstrap {
     return reason;
   }
 
-  /** Build history, newest first. */
-  async history(limit = 50): Promise<BuildRun[]> {
+  /** Build history, newest first, each build with its events' deliveries to the webhooks. */
+  async history(limit = 50): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }[]> {
     await this.markInterrupted();
-    return this.runs.newest(limit, this.project);
+    const runs = await this.runs.newest(limit, this.project);
+    const deliveries = await this.deliveries.forBuilds(runs.map((run) => run.id));
+    return runs.map((run) => ({ run, notifications: deliveries.get(run.id) ?? [] }));
   }
 
   private async submit(
     requestedBy: string | null,
+    trigger: BuildTrigger,
   ): Promise<{ buildId: string; done: Promise<void> } | undefined> {
     const buildId = randomUUID();
-    await this.runs.insertQueued(buildId, requestedBy, this.project);
+    await this.runs.insertQueued(buildId, requestedBy, this.project, trigger);
     let timer: NodeJS.Timeout | undefined;
     // On a timeout the run stays queued: if the store comes back and takes the job after all, it runs.
     const pending = this.queue.submit({ buildId, project: this.project });

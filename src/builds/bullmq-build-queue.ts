@@ -1,6 +1,7 @@
 import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Queue, QueueEvents } from 'bullmq';
-import type { BuildJob } from '@/builds/build-job';
+import type { BuildJob, ScheduledBuildJob } from '@/builds/build-job';
+import type { BuildSchedule } from '@/core/project/build-schedule';
 import { BUILDS_QUEUE, BuildQueue, Submission } from '@/builds/build-queue';
 import { redisErrorLogger } from '@/builds/redis-error-log';
 import type { JsonLogger } from '@/http/request/json-logger';
@@ -16,7 +17,7 @@ export class BullBuildQueue extends BuildQueue implements OnModuleInit, OnApplic
 
   /** The queue that {@link BuildsModule.transport} registers (BullMQ closes it on shutdown). */
   constructor(
-    private readonly queue: Queue<BuildJob>,
+    private readonly queue: Queue<BuildJob | ScheduledBuildJob>,
     private readonly logger: JsonLogger,
   ) {
     super();
@@ -55,11 +56,37 @@ export class BullBuildQueue extends BuildQueue implements OnModuleInit, OnApplic
   }
 
   async busy(): Promise<boolean> {
-    const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    // Not `delayed`: the schedule's next build waits there until its time.
+    const counts = await this.queue.getJobCounts('waiting', 'active', 'prioritized');
     return Object.values(counts).some((count) => count > 0);
   }
 
   async ping(): Promise<void> {
     await this.queue.getGlobalConcurrency();
+  }
+
+  /**
+   * A BullMQ job scheduler, one per project in Redis whichever replica sets it (setting it again with the
+   * same schedule changes nothing): it keeps the next build as a delayed job, so that one worker runs
+   * each time the schedule names. After an outage the job that was due runs once, and the next one is
+   * the schedule's next time from then: missed times are not all run.
+   */
+  async schedule(schedule: BuildSchedule | undefined, project: string): Promise<void> {
+    const id = `schedule:${project}`;
+    if (!schedule) {
+      await this.queue.removeJobScheduler(id);
+      return;
+    }
+    const existing = await this.queue.getJobScheduler(id);
+    if (existing?.pattern === schedule.pattern && existing.tz === schedule.timezone) return;
+    await this.queue.upsertJobScheduler(
+      id,
+      { pattern: schedule.pattern, tz: schedule.timezone },
+      {
+        name: 'build',
+        data: { trigger: 'schedule', project },
+        opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 }, attempts: 1 },
+      },
+    );
   }
 }

@@ -1,3 +1,4 @@
+import { execSync } from 'node:child_process';
 import { ConfigError, loadConfig } from '@/config/config';
 
 const CWD = '/srv/drey';
@@ -112,6 +113,14 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'production' }, 'JWT_SECRET is required when NODE_ENV=production'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'ADMIN_PASSWORD is required'],
     [{ CORS_ORIGINS: 'example.com' }, 'CORS_ORIGINS has an invalid origin "example.com"'],
+    [{ BUILD_SCHEDULE: '* * *' }, 'BUILD_SCHEDULE must be a cron pattern of five fields'],
+    [{ BUILD_SCHEDULE: '0 25 * * *' }, 'BUILD_SCHEDULE is not a cron pattern'],
+    [{ BUILD_SCHEDULE_TIMEZONE: 'Mars/Base' }, 'BUILD_SCHEDULE_TIMEZONE must be a time zone'],
+    [{ WEBHOOK_URLS: 'http://127.0.0.1:1/x' }, 'WEBHOOK_SECRET is required with WEBHOOK_URLS'],
+    [{ WEBHOOK_URLS: 'ftp://host/x' }, 'WEBHOOK_URLS entry 1 of 1 must use http: or https:'],
+    [{ WEBHOOK_URLS: 'https://a/x,nope' }, 'WEBHOOK_URLS entry 2 of 2 is not a valid URL'],
+    [{ WEBHOOK_URLS: 'https://u:p@a/x' }, 'WEBHOOK_URLS entry 1 of 1 must not carry credentials'],
+    [{ WEBHOOK_SECRET: 'plain-secret' }, 'WEBHOOK_SECRET must be "whsec_"'],
     [{ REDIS_PREFIX: 'a b' }, 'REDIS_PREFIX must be'],
     [{ RESULT_CACHE_REDIS_MB: '-1' }, 'RESULT_CACHE_REDIS_MB must be a number of megabytes'],
     [{ RESULT_CACHE_REDIS_MB: '1e3' }, 'RESULT_CACHE_REDIS_MB must be a number of megabytes'],
@@ -183,5 +192,24 @@ describe('loadConfig', () => {
       expect((error as ConfigError).variable).toBe('PORT');
       expect((error as ConfigError).message).not.toContain('\n');
     }
+  });
+
+  it('takes a webhook secret made as .env.example and docs/operations.md say', () => {
+    const secret = execSync('echo whsec_$(openssl rand -base64 32)', { shell: '/bin/sh' })
+      .toString()
+      .trim();
+    const config = loadConfig({ WEBHOOK_URLS: 'https://hooks.example/a', WEBHOOK_SECRET: secret });
+    expect(config.webhooks).toEqual({
+      urls: ['https://hooks.example/a'],
+      secret,
+      maxAttempts: 10,
+      retryBaseMs: 5000,
+      timeoutMs: 10000,
+    });
+    expect(loadConfig({ BUILD_SCHEDULE: 'off' }).buildSchedule).toBe('off');
+    expect(loadConfig({ BUILD_SCHEDULE: '0 6 * * *' }).buildSchedule).toEqual({
+      pattern: '0 6 * * *',
+      timezone: 'UTC',
+    });
   });
 });

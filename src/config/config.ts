@@ -3,6 +3,7 @@ import { ConfigError } from '@/config/config-error';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
 import type { LogLevel } from '@/http/request/json-logger';
 import { PASSWORD_MIN_LENGTH, passwordProblem } from '@/core/users/password-policy';
+import { BuildSchedule, patternProblem, zoneProblem } from '@/core/project/build-schedule';
 
 export { ConfigError };
 export type { LogLevel };
@@ -87,6 +88,25 @@ export interface AppConfig {
   /** `/metrics` without a token; otherwise administrators only. */
   metricsPublic: boolean;
   sso: SsoConfig;
+  /**
+   * BUILD_SCHEDULE: the schedule that replaces the project's `build.schedule`; `off` runs none whatever the
+   * project says; undefined follows the project.
+   */
+  buildSchedule?: BuildSchedule | 'off';
+  /** Where build events are sent, signed; none when `urls` is empty. */
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  urls: string[];
+  /** The Standard Webhooks secret (`whsec_` and base64), set whenever `urls` is not empty. */
+  secret?: string;
+  /** Attempts of one delivery, the first included, before it is recorded as failed. */
+  maxAttempts: number;
+  /** The wait before the second attempt; each next one waits twice as long. */
+  retryBaseMs: number;
+  /** How long one attempt waits for the endpoint's answer. */
+  timeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -207,6 +227,63 @@ function redisPrefix(env: Env): string {
   return raw;
 }
 
+function buildSchedule(env: Env): BuildSchedule | 'off' | undefined {
+  const pattern = text(env, 'BUILD_SCHEDULE');
+  const timezone = text(env, 'BUILD_SCHEDULE_TIMEZONE') ?? 'UTC';
+  const badZone = zoneProblem(timezone);
+  if (badZone) throw new ConfigError('BUILD_SCHEDULE_TIMEZONE', badZone);
+  if (pattern === undefined || pattern === 'off') return pattern;
+  const badPattern = patternProblem(pattern, timezone);
+  if (badPattern) throw new ConfigError('BUILD_SCHEDULE', `${badPattern} (or "off")`);
+  return { pattern, timezone };
+}
+
+// The secret's form is the Standard Webhooks one, which receivers' libraries take as it is.
+const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/;
+
+function webhooks(env: Env): WebhookConfig {
+  const urls = (text(env, 'WEBHOOK_URLS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  urls.forEach((entry, index) => {
+    const which = `entry ${index + 1} of ${urls.length}`;
+    let parsed: URL;
+    try {
+      parsed = new URL(entry);
+    } catch {
+      throw new ConfigError('WEBHOOK_URLS', `${which} is not a valid URL`);
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+      throw new ConfigError('WEBHOOK_URLS', `${which} must use http: or https:`);
+    }
+    if (parsed.username || parsed.password) {
+      throw new ConfigError('WEBHOOK_URLS', `${which} must not carry credentials`);
+    }
+  });
+  const secret = text(env, 'WEBHOOK_SECRET');
+  if (urls.length > 0 && secret === undefined) {
+    throw new ConfigError(
+      'WEBHOOK_SECRET',
+      'is required with WEBHOOK_URLS: receivers check each event by it (make one with ' +
+        '`echo whsec_$(openssl rand -base64 32)`)',
+    );
+  }
+  if (secret !== undefined && !WEBHOOK_SECRET.test(secret)) {
+    throw new ConfigError(
+      'WEBHOOK_SECRET',
+      'must be "whsec_" followed by at least 24 bytes in base64 (`echo whsec_$(openssl rand -base64 32)`)',
+    );
+  }
+  return {
+    urls,
+    secret,
+    maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 100),
+    retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 100, 120_000),
+  };
+}
+
 /**
  * Reads and validates the environment. Pure: takes the environment and the working directory, so it is
  * unit-tested without touching `process.env`. Throws {@link ConfigError} on the first bad value.
@@ -292,6 +369,8 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 4000, 0, 600_000),
     metricsPublic: oneOf(env, 'METRICS_PUBLIC', ['true', 'false'], 'false') === 'true',
     sso: loadSsoConfig(env),
+    buildSchedule: buildSchedule(env),
+    webhooks: webhooks(env),
   };
 }
 

@@ -11,6 +11,7 @@ import { EnvironmentStore } from '@/database/tables/environment-store';
 import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
 import { UsersRepository } from '@/database/tables/users.repository';
 import { Transactions } from '@/database/tables/transactions';
+import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliveries.repository';
 
 /** One small repository per table; services hold the rules and call these by what they do. */
 const REPOSITORIES = [
@@ -21,6 +22,7 @@ const REPOSITORIES = [
   BuildRunsRepository,
   EnvironmentStore,
   Transactions,
+  WebhookDeliveriesRepository,
 ];
 
 @Global()

@@ -3,15 +3,17 @@ import { AccessToken } from '@/database/tables/access-tokens.entity';
 import { BuildRun } from '@/database/tables/build-runs.entity';
 import { LoginFailure } from '@/database/tables/login-failures.entity';
 import { User } from '@/database/tables/users.entity';
+import { WebhookDelivery } from '@/database/tables/webhook-deliveries.entity';
 import { BuildRuns1763800000000 } from '@/database/migrations/1763800000000-build-runs';
 import { UsersAndTokens1763800100000 } from '@/database/migrations/1763800100000-users-and-tokens';
 import { AuditEvents1763800200000 } from '@/database/migrations/1763800200000-audit-events';
 import { BuildProgress1764000000000 } from '@/database/migrations/1764000000000-build-progress';
 import { EnvironmentStore1764000100000 } from '@/database/migrations/1764000100000-environment-store';
 import { BuildsProject1764100000000 } from '@/database/migrations/1764100000000-builds-project';
+import { BuildTriggerAndWebhooks1764200000000 } from '@/database/migrations/1764200000000-build-trigger-and-webhooks';
 
 /** Every entity and every migration, in order. A test fails when the two disagree. */
-export const ENTITIES = [BuildRun, User, AccessToken, LoginFailure, AuditEvent];
+export const ENTITIES = [BuildRun, User, AccessToken, LoginFailure, AuditEvent, WebhookDelivery];
 export const MIGRATIONS = [
   BuildRuns1763800000000,
   UsersAndTokens1763800100000,
@@ -19,4 +21,5 @@ export const MIGRATIONS = [
   BuildProgress1764000000000,
   EnvironmentStore1764000100000,
   BuildsProject1764100000000,
+  BuildTriggerAndWebhooks1764200000000,
 ];

@@ -11,6 +11,14 @@ export const ADMIN_SCHEMAS: Schemas = {
     {
       id: { type: 'string', format: 'uuid' },
       status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
+      trigger: {
+        type: 'string',
+        nullable: true,
+        enum: ['request', 'schedule', 'start', 'operator', null],
+        description:
+          'What started it: POST P/build (`request`), the build schedule, the first start of a service ' +
+          'with no build, or the operator (SIGHUP, `drey dev`). Null for builds from before.',
+      },
       requested_by: TEXT,
       queued_at: { type: 'string', format: 'date-time' },
       started_at: TIME,
@@ -42,8 +50,25 @@ export const ADMIN_SCHEMAS: Schemas = {
           duration_ms: { type: 'integer' },
         }),
       },
+      notifications: {
+        description:
+          "The deliveries of this build's event to the deployment's webhooks (WEBHOOK_URLS), one per " +
+          'endpoint; empty when none are configured',
+        type: 'array',
+        items: object({
+          event: { type: 'string', enum: ['build.succeeded', 'build.failed'] },
+          event_id: { type: 'string', format: 'uuid', description: 'Sent as `webhook-id`' },
+          endpoint: { type: 'integer', description: 'Its place in WEBHOOK_URLS, from 1' },
+          origin: { type: 'string', description: 'The endpoint\'s origin (its path is not shown)' },
+          status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+          attempts: { type: 'integer' },
+          last_attempt_at: TIME,
+          last_status_code: { type: 'integer', nullable: true },
+          last_error: TEXT,
+        }),
+      },
     },
-    'One build, with its progress, and the rows and duration of each model built',
+    'One build, with its progress, the rows and duration of each model built, and its notifications',
   ),
   AuditPage: object({
     events: {

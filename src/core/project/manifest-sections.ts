@@ -8,9 +8,11 @@ import type {
   DatasetSpec,
   Scope,
 } from '@/core/project/project';
+import { BuildSchedule, patternProblem, zoneProblem } from '@/core/project/build-schedule';
 import {
   checkKeys,
   eachMapping,
+  isMapping,
   FileContext,
   namesFrom,
   oneOf,
@@ -161,4 +163,38 @@ export function parseDashboards(
     dashboards.push({ ...published, format, template: normalize(template as string) });
   });
   return dashboards;
+}
+
+/**
+ * `build:`, how the project is rebuilt by itself: `schedule`, a cron pattern, read in `timezone` (UTC unless
+ * given). Undefined when the project has no schedule.
+ */
+export function parseBuildSection(at: FileContext, raw: unknown): BuildSchedule | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isMapping(raw)) {
+    at.problems.add(at.file, 'build', 'must be a mapping (schedule, timezone)');
+    return undefined;
+  }
+  checkKeys(at, 'build', raw, ['schedule', 'timezone']);
+  if (raw.schedule === undefined || raw.schedule === null) return undefined;
+  if (typeof raw.schedule !== 'string') {
+    at.problems.add(
+      at.file,
+      'build.schedule',
+      'must be a cron pattern in quotes, e.g. "0 6 * * *"',
+    );
+    return undefined;
+  }
+  const timezone = optionalText(at, 'build.timezone', raw.timezone, 'UTC');
+  const badZone = zoneProblem(timezone);
+  if (badZone) {
+    at.problems.add(at.file, 'build.timezone', badZone);
+    return undefined;
+  }
+  const badPattern = patternProblem(raw.schedule, timezone);
+  if (badPattern) {
+    at.problems.add(at.file, 'build.schedule', badPattern);
+    return undefined;
+  }
+  return { pattern: raw.schedule.trim(), timezone };
 }

@@ -78,6 +78,35 @@ describe('loadProject', () => {
     ]);
   });
 
+  it('reads build.schedule, and reports a pattern or a time zone that is not one', () => {
+    const base = 'name: p\nmajor_version: 1\n';
+    const dir = projectWith(`${base}build:\n  schedule: "0 6 * * 1-5"\n  timezone: Europe/Paris\n`);
+    try {
+      expect(loadProject(dir).schedule).toEqual({
+        pattern: '0 6 * * 1-5',
+        timezone: 'Europe/Paris',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(problemsOf(projectWith(`${base}build:\n  schedule: "61 * * * *"\n`))).toEqual([
+      expect.stringMatching(/^project\.yml\|build\.schedule\|is not a cron pattern: .*61/),
+    ]);
+    expect(problemsOf(projectWith(`${base}build:\n  schedule: "* * *"\n`))).toEqual([
+      'project.yml|build.schedule|must be a cron pattern of five fields (minute hour day month ' +
+        'weekday) or six (seconds first), got 3',
+    ]);
+    expect(
+      problemsOf(projectWith(`${base}build:\n  schedule: "0 6 * * *"\n  timezone: Mars/Base\n`)),
+    ).toEqual([
+      'project.yml|build.timezone|must be a time zone such as UTC or Europe/Paris, got "Mars/Base"',
+    ]);
+    expect(problemsOf(projectWith(`${base}build:\n  schedule: 5\n  every: 1\n`))).toEqual([
+      'project.yml|build.every|is not a known key',
+      'project.yml|build.schedule|must be a cron pattern in quotes, e.g. "0 6 * * *"',
+    ]);
+  });
+
   it('reports a YAML syntax error once, with its line and column', () => {
     const problems = problemsOf(projectWith('name: x\n  bad: [\n'));
     expect(problems).toHaveLength(1);

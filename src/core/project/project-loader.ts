@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkDatasetParameters } from '@/core/project/dataset-checks';
 import {
+  parseBuildSection,
   parseConnections,
   parseDashboards,
   parseDatasets,
@@ -28,6 +29,7 @@ const MANIFEST_KEYS = [
   'parameters',
   'datasets',
   'dashboards',
+  'build',
 ];
 
 export { readYaml };
@@ -90,6 +92,7 @@ export function readProject(dirInput: string): ProjectReading {
   checkKeys(at, '', manifest, MANIFEST_KEYS);
   const userFields = parseUserFields(manifest.user_fields, MANIFEST, problems);
   const connections = parseConnections(at, manifest.connections);
+  const schedule = parseBuildSection(at, manifest.build);
   const parameters = parseParameterNames(at, manifest.parameters);
 
   const models = orderModels(loadModelFiles(dir, problems), connections, problems);
@@ -129,6 +132,7 @@ export function readProject(dirInput: string): ProjectReading {
       parameters: parameterSpecs,
       datasets,
       dashboards,
+      schedule,
     },
   };
 }

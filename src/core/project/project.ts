@@ -1,3 +1,4 @@
+import type { BuildSchedule } from '@/core/project/build-schedule';
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
 import type { UserField } from '@/core/project/user-fields';
 
@@ -132,6 +133,8 @@ export interface Project {
   parameters: ParameterDefinition[];
   datasets: DatasetSpec[];
   dashboards: DashboardSpec[];
+  /** `build.schedule`: when the project is rebuilt by itself; undefined when only on demand. */
+  schedule?: BuildSchedule;
 }
 
 /** `{version}` of the current layout: `v{major_version}`. */

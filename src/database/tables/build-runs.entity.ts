@@ -2,6 +2,12 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 
 export type BuildStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
+/**
+ * What started a build: `POST P/build` (`request`), the build schedule, the first start of a service with
+ * no build, or the operator (SIGHUP, `drey dev`, a build found lacking tables at start).
+ */
+export type BuildTrigger = 'request' | 'schedule' | 'start' | 'operator';
+
 /** Per-model figures of one build. */
 export interface ModelBuildFigures {
   model: string;
@@ -56,6 +62,10 @@ export class BuildRun {
    */
   @Column({ type: 'varchar', length: 100, nullable: true })
   project!: string | null;
+
+  /** What started it; null for builds older than the column. */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  trigger!: BuildTrigger | null;
 
   /** The environment file the build produced, once it succeeded. */
   @Column({ name: 'environment_file', type: 'varchar', length: 255, nullable: true })

@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, FindOptionsWhere, In, IsNull, LessThan, Not, Repository } from 'typeorm';
-import { BuildRun, BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
+import {
+  BuildRun,
+  BuildRunProgress,
+  BuildTrigger,
+  ModelBuildFigures,
+} from '@/database/tables/build-runs.entity';
 
 /**
  * The runs of `project` and those older than the column (null), which belong to whichever project reads
@@ -43,11 +48,17 @@ export class BuildRunsRepository {
     });
   }
 
-  async insertQueued(id: string, requestedBy: string | null, project?: string): Promise<void> {
+  async insertQueued(
+    id: string,
+    requestedBy: string | null,
+    project?: string,
+    trigger: BuildTrigger | null = null,
+  ): Promise<void> {
     await this.runs.insert({
       id,
       status: 'queued',
       requestedBy,
+      trigger,
       models: [],
       project: project ?? null,
     });
