@@ -12,6 +12,9 @@ import { LoginGuard } from '@/auth/login.guard';
 import { LoginLimiter } from '@/auth/login-limiter';
 import { SsoService } from '@/auth/sso/sso.service';
 import { TokensService } from '@/auth/tokens.service';
+import { EmbedTokensController } from '@/auth/embed-tokens.controller';
+import { EmbedTokensService } from '@/auth/embed-tokens.service';
+import { MetricsModule } from '@/metrics/metrics.module';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { UsersModule } from '@/users/users.module';
 
@@ -28,10 +31,12 @@ import { UsersModule } from '@/users/users.module';
     PassportModule,
     AuditModule,
     UsersModule,
+    MetricsModule,
   ],
-  controllers: [AuthController, AuthLegacyController],
+  controllers: [AuthController, AuthLegacyController, EmbedTokensController],
   providers: [
     TokensService,
+    EmbedTokensService,
     AuthService,
     LoginLimiter,
     SsoService,

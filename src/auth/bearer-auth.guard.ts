@@ -7,6 +7,7 @@ import { ANONYMOUS, Caller, asAdministrator } from '@/core/caller';
 import { bearerToken, jwtAlgorithm } from '@/auth/bearer-token';
 import { basicClientCredentials, isBasicAuthorization } from '@/auth/client-credentials';
 import { SsoService } from '@/auth/sso/sso.service';
+import { EmbedTokensService } from '@/auth/embed-tokens.service';
 import type { TokenRefusal } from '@/auth/jwt.strategy';
 import { AuthenticationRequiredError, ForbiddenError, InvalidTokenError } from '@/core/errors';
 
@@ -25,6 +26,7 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
   constructor(
     private readonly reflector: Reflector,
     private readonly sso: SsoService,
+    private readonly embeds: EmbedTokensService,
   ) {
     super();
   }
@@ -46,6 +48,12 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
 
     if (access === 'optional' || access === 'login') return true;
     if (caller.username === null) throw new AuthenticationRequiredError();
+    if (caller.embed) {
+      // An embedding opens its item, through the routes open to everyone; nothing that needs a user.
+      throw new ForbiddenError(
+        `An embedding token opens only its ${caller.embed.kind} "${caller.embed.name}"`,
+      );
+    }
     if (access === 'admin') {
       // The one place an administrator is admitted: services for administrators take what this decides.
       const admin = asAdministrator(caller);
@@ -65,6 +73,10 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
       // OAuth client credentials: accepted and not checked (decisions.md); only a malformed header is refused.
       basicClientCredentials(header as string);
       return ANONYMOUS;
+    }
+    const embedded = bearerToken(header) ?? embedTokenOf(request);
+    if (embedded !== undefined && this.embeds.isEmbedToken(embedded)) {
+      return this.embeds.callerOf(embedded);
     }
     if (this.sso.oidcEnabled) {
       const token = bearerToken(header);
@@ -93,4 +105,14 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
     if (info === NO_TOKEN) return undefined as TUser;
     throw new InvalidTokenError();
   }
+}
+
+/**
+ * `x_embed_token` of a GET's query: how a browser's iframe or image, which cannot send headers, carries an
+ * embedding token. Only an embedding's: any other token in a URL would end up in logs and histories.
+ */
+function embedTokenOf(request: Request): string | undefined {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+  const value = (request.query as Record<string, unknown> | undefined)?.x_embed_token;
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }

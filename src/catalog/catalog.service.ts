@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
-import { callerView, canOpen } from '@/core/scope';
+import { callerView, canOpenItem } from '@/core/scope';
+import { choosableWidgets, embedRequest } from '@/core/embed';
 import { catalogConnections, catalogModels, declaredFields } from '@/catalog/catalog-detail';
 import { LineageEdge, projectLineage } from '@/catalog/lineage';
 import { ParametersService } from '@/parameter-widgets/parameters.service';
 import { emptyParameterRequest } from '@/core/parameters/selection-request';
 import type { WidgetJson } from '@/core/parameters/widget-json';
+import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import type { DashboardSpec, DatasetSpec, Project } from '@/core/project/project';
 import { findModel } from '@/core/project/project';
 import type { SchemaField } from '@/datasets/results/result-shape';
@@ -63,20 +65,39 @@ export class CatalogService {
 
   openItems(caller: Caller): OpenItems {
     return {
-      datasets: this.project.datasets.filter((dataset) => canOpen(dataset.scope, caller)),
-      dashboards: this.project.dashboards.filter((dashboard) => canOpen(dashboard.scope, caller)),
+      datasets: this.project.datasets.filter((dataset) => canOpenItem('dataset', dataset, caller)),
+      dashboards: this.project.dashboards.filter((dashboard) =>
+        canOpenItem('dashboard', dashboard, caller),
+      ),
     };
   }
 
   async catalog(caller: Caller): Promise<DataCatalog> {
     const catalog = await this.parameters.catalog();
+    const open = this.openItems(caller);
     return {
-      ...this.openItems(caller),
-      parameters: catalog.widgets(catalog.names(), emptyParameterRequest(), callerView(caller)),
+      ...open,
+      parameters: caller.embed
+        ? this.embeddedParameters(caller, [...open.datasets, ...open.dashboards], catalog)
+        : catalog.widgets(catalog.names(), emptyParameterRequest(), callerView(caller)),
       fieldsOf: (dataset) => declaredFields(findModel(this.project, dataset.model)),
       connections: caller.isAdmin ? this.adminPartsOf(this.project).connections : [],
       models: caller.isAdmin ? this.adminPartsOf(this.project).models : [],
       lineage: caller.isAdmin ? this.adminPartsOf(this.project).lineage : [],
     };
+  }
+
+  /**
+   * An embedding's catalog lists its item's parameters alone, as the item's parameters endpoint shows them:
+   * the locked ones applied and left out.
+   */
+  private embeddedParameters(
+    caller: Caller,
+    items: { parameters: string[] }[],
+    catalog: ParameterCatalog,
+  ): WidgetJson[] {
+    const parameters = items[0]?.parameters ?? [];
+    const request = embedRequest(caller, parameters, emptyParameterRequest());
+    return choosableWidgets(caller, catalog.widgets(parameters, request, callerView(caller)));
   }
 }

@@ -1,5 +1,23 @@
 import type { UserFieldValue } from '@/core/project/user-fields';
 
+/**
+ * What an embedding token grants (core/embed.ts): one dataset or dashboard, with parameter values it locks
+ * and defaults for the others. A caller holding one may open that item and nothing else.
+ */
+export interface EmbedGrant {
+  /** The token's `jti`, by which it can be revoked; null when the host application gave none. */
+  tokenId: string | null;
+  kind: 'dataset' | 'dashboard';
+  name: string;
+  /** Values that the request may not change, by parameter name. */
+  locked: Readonly<Record<string, EmbedValue>>;
+  /** Values used when the request gives none, by parameter name. */
+  defaults: Readonly<Record<string, EmbedValue>>;
+}
+
+/** A parameter value as a token carries it: the JSON form of a request body's selection. */
+export type EmbedValue = string | number | boolean | (string | number)[];
+
 /** Who is calling: a signed-in user with their fields, or nobody. Every service receives this. */
 export interface Caller {
   /** Null for an anonymous caller. */
@@ -9,6 +27,8 @@ export interface Caller {
   fields: Record<string, UserFieldValue>;
   /** The `jti` of the token used, if any. */
   tokenId: string | null;
+  /** Set for the holder of an embedding token: the one item it may open. */
+  embed?: EmbedGrant;
 }
 
 export const ANONYMOUS: Caller = Object.freeze({

@@ -15,8 +15,25 @@ export function canOpen(scope: Scope, caller: Caller): boolean {
   }
 }
 
-/** 401 for an anonymous caller who needs to sign in, 403 for a signed-in caller without the right. */
+/**
+ * Whether the caller may open this item: by its scope, or, for an embedding token's holder, whether it is
+ * the token's item (whatever its scope: the token's signer granted it).
+ */
+export function canOpenItem(
+  kind: 'dataset' | 'dashboard',
+  item: { name: string; scope: Scope },
+  caller: Caller,
+): boolean {
+  if (caller.embed) return caller.embed.kind === kind && caller.embed.name === item.name;
+  return canOpen(item.scope, caller);
+}
+
+/**
+ * 401 for an anonymous caller who needs to sign in, 403 for a signed-in caller without the right. An
+ * embedding token's holder reaches this only for the token's own item (`findItem` answers 404 for others).
+ */
 export function requireScope(scope: Scope, caller: Caller, what: string): void {
+  if (caller.embed) return;
   if (canOpen(scope, caller)) return;
   if (!isSignedIn(caller)) throw new AuthenticationRequiredError(`Sign in to open ${what}`);
   throw new ForbiddenError(`You do not have access to ${what}`);

@@ -2,7 +2,7 @@ import { Header, applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import { HttpReply } from '@/http/reply/http-reply';
 import type { DashboardReply } from '@/dashboards/dashboards.service';
-import { CONTENT_SECURITY_POLICY_HEADER } from '@/dashboards/template/page-layout';
+import { CONTENT_SECURITY_POLICY_HEADER, framedPolicy } from '@/dashboards/template/page-layout';
 
 /**
  * A dashboard's answer as HTTP: the page's bytes with their type, length (written by `sendReply`), name and
@@ -13,6 +13,8 @@ export function toDashboardHttp(reply: DashboardReply): HttpReply {
   if (reply.etag) headers.ETag = reply.etag;
   if (reply.kind === 'not-modified') return new HttpReply(304, headers, null);
   headers['Content-Type'] = reply.contentType;
+  // Who may frame the page: the origins configured for embedding, and only them.
+  if (reply.framedBy.length > 0) headers['Content-Security-Policy'] = framedPolicy(reply.framedBy);
   headers['Content-Disposition'] = `inline; filename="${reply.name}.${reply.format}"`;
   return new HttpReply(200, headers, reply.body);
 }

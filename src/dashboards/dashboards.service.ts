@@ -4,6 +4,7 @@ import { CallerSlots, slotOwner } from '@/core/caller-slots';
 import { currentRequest } from '@/http/request/request-context';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
+import { embedRequest } from '@/core/embed';
 import { calledDataset, datasetRequest, templateDataset } from '@/dashboards/dashboard-datasets';
 import { BrowserPool, PngOptions } from '@/dashboards/render/browser-pool';
 import {
@@ -49,6 +50,8 @@ export type DashboardReply =
       body: Buffer;
       /** Absent for a page that is not cached (its datasets may change between runs). */
       etag?: string;
+      /** Origins that may frame the page (EMBED_FRAME_ORIGINS); none when empty. */
+      framedBy: readonly string[];
     }
   /** The client's copy (`If-None-Match`) is current. */
   | { kind: 'not-modified'; etag: string };
@@ -82,9 +85,12 @@ export class DashboardsService {
     private readonly served: ServedProject,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    this.frameOrigins = config.embedding.frameOrigins;
     this.compiled.set(served.current, pages);
     this.slots = new CallerSlots(config.callerSlots);
   }
+
+  private readonly frameOrigins: readonly string[];
 
   /** Renders running per caller: each runs the dashboard's queries, a PNG also holds a browser page. */
   private readonly slots: CallerSlots;
@@ -108,11 +114,13 @@ export class DashboardsService {
   async render(
     caller: Caller,
     name: string,
-    request: ParameterRequest,
+    sent: ParameterRequest,
     ifNoneMatch?: string,
   ): Promise<DashboardReply> {
     const dashboard = findItem(this.project, 'dashboard', name, caller);
     requireScope(dashboard.scope, caller, `the dashboard "${dashboard.name}"`);
+    // An embedding's locked values and defaults, for the dashboard and the datasets it reads alike.
+    const request = embedRequest(caller, dashboard.parameters, sent);
     const catalog = await this.parameters.catalog();
     const view = callerView(caller);
     const values = canonicalSelections(
@@ -145,6 +153,7 @@ export class DashboardsService {
         contentType: page.contentType,
         body: page.body,
         etag,
+        framedBy: this.frameOrigins,
       };
     } finally {
       lease.release();

@@ -12,6 +12,7 @@ import { LoginFailuresRepository } from '@/database/tables/login-failures.reposi
 import { UsersRepository } from '@/database/tables/users.repository';
 import { Transactions } from '@/database/tables/transactions';
 import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliveries.repository';
+import { EmbedRevocationsRepository } from '@/database/tables/embed-revocations.repository';
 
 /** One small repository per table; services hold the rules and call these by what they do. */
 const REPOSITORIES = [
@@ -23,6 +24,7 @@ const REPOSITORIES = [
   EnvironmentStore,
   Transactions,
   WebhookDeliveriesRepository,
+  EmbedRevocationsRepository,
 ];
 
 @Global()

@@ -4,6 +4,7 @@ import { BuildRun } from '@/database/tables/build-runs.entity';
 import { LoginFailure } from '@/database/tables/login-failures.entity';
 import { User } from '@/database/tables/users.entity';
 import { WebhookDelivery } from '@/database/tables/webhook-deliveries.entity';
+import { EmbedRevocation } from '@/database/tables/embed-revocations.entity';
 import { BuildRuns1763800000000 } from '@/database/migrations/1763800000000-build-runs';
 import { UsersAndTokens1763800100000 } from '@/database/migrations/1763800100000-users-and-tokens';
 import { AuditEvents1763800200000 } from '@/database/migrations/1763800200000-audit-events';
@@ -13,7 +14,7 @@ import { BuildsProject1764100000000 } from '@/database/migrations/1764100000000-
 import { BuildTriggerAndWebhooks1764200000000 } from '@/database/migrations/1764200000000-build-trigger-and-webhooks';
 
 /** Every entity and every migration, in order. A test fails when the two disagree. */
-export const ENTITIES = [BuildRun, User, AccessToken, LoginFailure, AuditEvent, WebhookDelivery];
+export const ENTITIES = [BuildRun, User, AccessToken, LoginFailure, AuditEvent, WebhookDelivery, EmbedRevocation];
 export const MIGRATIONS = [
   BuildRuns1763800000000,
   UsersAndTokens1763800100000,

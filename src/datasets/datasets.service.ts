@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
+import { embedRequest } from '@/core/embed';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
 import { currentRequest } from '@/http/request/request-context';
@@ -295,7 +296,11 @@ export class DatasetsService {
     const view = callerView(caller);
     const selections = canonicalSelections(
       catalog,
-      catalog.selections(dataset.parameters, request, view),
+      catalog.selections(
+        dataset.parameters,
+        embedRequest(caller, dataset.parameters, request),
+        view,
+      ),
     );
     let compiled: CompiledDataset | undefined;
     return {

@@ -59,7 +59,7 @@ export const ADMIN_SCHEMAS: Schemas = {
           event: { type: 'string', enum: ['build.succeeded', 'build.failed'] },
           event_id: { type: 'string', format: 'uuid', description: 'Sent as `webhook-id`' },
           endpoint: { type: 'integer', description: 'Its place in WEBHOOK_URLS, from 1' },
-          origin: { type: 'string', description: 'The endpoint\'s origin (its path is not shown)' },
+          origin: { type: 'string', description: "The endpoint's origin (its path is not shown)" },
           status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
           attempts: { type: 'integer' },
           last_attempt_at: TIME,
@@ -69,6 +69,22 @@ export const ADMIN_SCHEMAS: Schemas = {
       },
     },
     'One build, with its progress, the rows and duration of each model built, and its notifications',
+  ),
+  EmbedToken: object(
+    {
+      token: {
+        type: 'string',
+        description: 'The JWT: a bearer token, or `x_embed_token` of a GET',
+      },
+      id: { type: 'string', format: 'uuid', description: 'Its `jti`: DELETE P/embed-tokens/{id}' },
+      expires_at: { type: 'string', format: 'date-time' },
+      resource: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: '`{"dataset": name}` or `{"dashboard": name}`',
+      },
+    },
+    'An embedding token',
   ),
   AuditPage: object({
     events: {

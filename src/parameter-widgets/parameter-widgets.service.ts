@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
+import { choosableWidgets, embedRequest, refuseEmbedded } from '@/core/embed';
 import { checkAtMostOneSelection } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import { ParametersService } from '@/parameter-widgets/parameters.service';
@@ -30,6 +31,7 @@ export class ParameterWidgetsService {
 
   /** `P/parameters`: every parameter of the project, in the project's order. */
   async ofProject(caller: Caller, request: ParameterRequest): Promise<WidgetJson[]> {
+    refuseEmbedded(caller, "the project's parameters");
     const catalog = await this.parameters.catalog();
     return catalog.widgets(catalog.names(), request, callerView(caller));
   }
@@ -46,6 +48,14 @@ export class ParameterWidgetsService {
     requireScope(item.scope, caller, `the ${kind} "${item.name}"`);
     if (options.atMostOneSelection) checkAtMostOneSelection(request, item.parameters);
     const catalog = await this.parameters.catalog();
-    return catalog.widgets(item.parameters, request, callerView(caller));
+    // An embedding's locked parameters are applied, and are not widgets its holder may choose.
+    return choosableWidgets(
+      caller,
+      catalog.widgets(
+        item.parameters,
+        embedRequest(caller, item.parameters, request),
+        callerView(caller),
+      ),
+    );
   }
 }

@@ -58,7 +58,8 @@ export class ParameterCatalog {
     }
     const evaluation = this.evaluate(names, request, caller);
     const parent = request.parentParam;
-    const trigger = parent ?? (evaluation.applied.length === 1 ? evaluation.applied[0] : null);
+    const sent = evaluation.applied.filter((name) => !request.injected?.has(name));
+    const trigger = parent ?? (sent.length === 1 ? sent[0] : null);
     const listed = trigger === null ? own : new Set([trigger, ...this.descendants(trigger)]);
     return names
       .filter((name) => listed.has(name))

@@ -42,6 +42,11 @@ export interface ParameterRequest {
   parentParam: string | null;
   /** Every other `x_*` key, as received (query: string or string[]; body: JSON), for the endpoint to read. */
   builtins: Record<string, unknown>;
+  /**
+   * Selections the client did not send (an embedding token's locked values and defaults): they apply, but
+   * do not make a parameters request a refresh of one parameter's children.
+   */
+  injected?: ReadonlySet<string>;
 }
 
 export function emptyParameterRequest(forms: SelectionForms = 'strict'): ParameterRequest {

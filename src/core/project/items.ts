@@ -3,7 +3,7 @@ import { NotFoundError } from '@/core/errors';
 import { listSome } from '@/core/listing';
 import { shown } from '@/core/parameters/raw-values';
 import type { DashboardSpec, DatasetSpec, Project } from '@/core/project/project';
-import { canOpen } from '@/core/scope';
+import { canOpenItem } from '@/core/scope';
 
 export type ItemKind = 'dataset' | 'dashboard';
 export type Item<K extends ItemKind> = K extends 'dataset' ? DatasetSpec : DashboardSpec;
@@ -21,8 +21,13 @@ export function findItem<K extends ItemKind>(
   const list: (DatasetSpec | DashboardSpec)[] =
     kind === 'dataset' ? project.datasets : project.dashboards;
   const item = list.find((candidate) => candidate.name === name);
+  if (caller.embed) {
+    // An embedding token opens its item; any other is as if it did not exist.
+    if (item && canOpenItem(kind, item, caller)) return item as Item<K>;
+    throw new NotFoundError(`No ${kind} named ${shown(name)}`);
+  }
   if (item) return item as Item<K>;
-  const open = list.filter((candidate) => canOpen(candidate.scope, caller));
+  const open = list.filter((candidate) => canOpenItem(kind, candidate, caller));
   throw new NotFoundError(
     `No ${kind} named ${shown(name)}; ` +
       (open.length === 0

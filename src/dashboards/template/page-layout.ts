@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PolicyDirectives, pagePolicy, policyText } from '@/http/security-headers';
 
+const FRAMED = new Map<string, string>();
+
 /** The name project templates extend: `{% extends "drey/dashboard.html" %}`. */
 export const LAYOUT_NAME = 'drey/dashboard.html';
 
@@ -27,6 +29,20 @@ export const CONTENT_SECURITY_POLICY = policyText(PAGE_DIRECTIVES);
 
 /** The same policy as the response's header, which also covers templates that do not use the layout. */
 export const CONTENT_SECURITY_POLICY_HEADER = pagePolicy(PAGE_DIRECTIVES);
+
+/**
+ * The page's policy for a deployment that embeds its dashboards: framed by `origins` and no others (modern
+ * browsers then ignore X-Frame-Options, which cannot name origins). Made once per list.
+ */
+export function framedPolicy(origins: readonly string[]): string {
+  const key = origins.join(' ');
+  let policy = FRAMED.get(key);
+  if (policy === undefined) {
+    policy = policyText({ ...PAGE_DIRECTIVES, frameAncestors: [...origins] });
+    FRAMED.set(key, policy);
+  }
+  return policy;
+}
 
 export const REPORT_REFUSALS = `document.addEventListener('securitypolicyviolation', function (event) {
   console.warn('[drey] refused ' + event.blockedURI);

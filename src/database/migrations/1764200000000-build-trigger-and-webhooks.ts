@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * What started each build (`request`, `schedule`, `start`, `operator`; null for builds from before), and the
+ * The ids of embedding tokens revoked before they expire (kept until they would have expired). What started each build (`request`, `schedule`, `start`, `operator`; null for builds from before), and the
  * deliveries of build notifications to the deployment's webhooks, with their attempts and last failure, for
  * administrators to read in the build history.
  */
@@ -30,9 +30,19 @@ export class BuildTriggerAndWebhooks1764200000000 implements MigrationInterface 
     await queryRunner.query(
       `CREATE INDEX "IDX_webhook_deliveries_build" ON "webhook_deliveries" ("build_id")`,
     );
+    await queryRunner.query(
+      `CREATE TABLE "embed_revocations" (
+        "token_id" character varying(128) NOT NULL,
+        "revoked_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
+        "revoked_by" character varying(255),
+        "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL,
+        CONSTRAINT "PK_embed_revocations" PRIMARY KEY ("token_id")
+      )`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE "embed_revocations"`);
     await queryRunner.query(`DROP INDEX "IDX_webhook_deliveries_build"`);
     await queryRunner.query(`DROP TABLE "webhook_deliveries"`);
     await queryRunner.query(`ALTER TABLE "build_runs" DROP COLUMN "trigger"`);

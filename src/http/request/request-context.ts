@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { callerOf } from '@/http/access/access.decorators';
 import type { IncomingMessage } from 'node:http';
 import { clientAddress } from '@/http/request/client-address';
 import type { JsonLogger } from '@/http/request/json-logger';
@@ -78,7 +79,14 @@ export function requestFinished(
     path: (request.originalUrl ?? request.url ?? '').split('?', 1)[0],
     status,
     durationMs: Math.round(durationMs * 100) / 100,
+    // Who asked, when anyone signed in (an embedding's holder goes by `embed:<sub>`).
+    ...usernameOf(request),
   });
+}
+
+function usernameOf(request: object): { username?: string } {
+  const username = callerOf(request as Request).username;
+  return username === null ? {} : { username };
 }
 
 /**

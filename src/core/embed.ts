@@ -1,0 +1,172 @@
+import type { Caller, EmbedGrant, EmbedValue } from '@/core/caller';
+import { ForbiddenError } from '@/core/errors';
+import { InvalidSelectionError } from '@/core/parameters/parameter-errors';
+import type { ParameterRequest, RawSelection } from '@/core/parameters/selection-request';
+
+/**
+ * Embedding tokens: signed by Drey for an administrator, or by the host application with the embedding key.
+ * Their `aud` says what they are; their claims name one item and the values they lock (docs/embedding.md):
+ *
+ *   { "aud": "drey-embed", "exp": ..., "jti": "...", "sub": "who views, as the host knows them",
+ *     "resource": { "dashboard": "expenses_dashboard" },
+ *     "params": { "category": ["food"] }, "defaults": { "group_by": "month" },
+ *     "user": { "role": "manager" } }
+ */
+export const EMBED_AUDIENCE = 'drey-embed';
+
+/** The claims of an embedding token, checked for shape (the item and the fields are checked on use). */
+export interface EmbedClaims {
+  grant: EmbedGrant;
+  /** `sub`: the viewer as the host application names them, for logs and the audit; may be absent. */
+  subject: string | null;
+  /** `user`: the attributes the project's SQL reads, as a user's fields. */
+  user: Record<string, unknown>;
+}
+
+/** Why a token's claims are not an embedding's: the 401's message. */
+export class EmbedClaimsError extends Error {}
+
+// Bounds of what a token may carry: a header line must stay a header line.
+const MAX_PARAMETERS = 64;
+const MAX_VALUES = 200;
+const MAX_TEXT = 500;
+const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,127}$/;
+const SUBJECT = /^[\x21-\x7e]{1,128}$/;
+
+function mapping(value: unknown, claim: string): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new EmbedClaimsError(`The token's "${claim}" must be an object`);
+  }
+  const entries = value as Record<string, unknown>;
+  if (Object.keys(entries).length > MAX_PARAMETERS) {
+    throw new EmbedClaimsError(`The token's "${claim}" names more than ${MAX_PARAMETERS} entries`);
+  }
+  for (const key of Object.keys(entries)) {
+    if (!NAME.test(key)) throw new EmbedClaimsError(`The token's "${claim}" has a bad name`);
+  }
+  return entries;
+}
+
+function scalar(value: unknown): value is string | number | boolean {
+  return (
+    (typeof value === 'string' && value.length <= MAX_TEXT) ||
+    (typeof value === 'number' && Number.isFinite(value)) ||
+    typeof value === 'boolean'
+  );
+}
+
+function values(raw: Record<string, unknown>, claim: string): Record<string, EmbedValue> {
+  const out: Record<string, EmbedValue> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const ok = Array.isArray(value)
+      ? value.length <= MAX_VALUES &&
+        value.every((entry) => scalar(entry) && typeof entry !== 'boolean')
+      : scalar(value);
+    if (!ok) {
+      throw new EmbedClaimsError(
+        `The token's "${claim}.${name}" must be a string, a number, a boolean or a list of strings or numbers`,
+      );
+    }
+    out[name] = value as EmbedValue;
+  }
+  return out;
+}
+
+/** The embedding that verified claims describe; {@link EmbedClaimsError} when they describe none. */
+export function parseEmbedClaims(payload: Record<string, unknown>): EmbedClaims {
+  const resource = mapping(payload.resource, 'resource');
+  const kinds = Object.keys(resource);
+  if (kinds.length !== 1 || (kinds[0] !== 'dataset' && kinds[0] !== 'dashboard')) {
+    throw new EmbedClaimsError(
+      'The token\'s "resource" must name one dataset or one dashboard: {"dataset": "<name>"}',
+    );
+  }
+  const kind = kinds[0];
+  const name = resource[kind];
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw new EmbedClaimsError(`The token's "resource.${kind}" must be a name`);
+  }
+  const locked = values(mapping(payload.params, 'params'), 'params');
+  const defaults = values(mapping(payload.defaults, 'defaults'), 'defaults');
+  const both = Object.keys(defaults).find((key) => key in locked);
+  if (both) {
+    throw new EmbedClaimsError(`The token both locks "${both}" and gives it a default`);
+  }
+  const { jti, sub } = payload;
+  if (jti !== undefined && (typeof jti !== 'string' || !SUBJECT.test(jti))) {
+    throw new EmbedClaimsError('The token\'s "jti" must be 1-128 printable characters');
+  }
+  if (sub !== undefined && (typeof sub !== 'string' || !SUBJECT.test(sub))) {
+    throw new EmbedClaimsError('The token\'s "sub" must be 1-128 printable characters');
+  }
+  return {
+    grant: { tokenId: (jti) ?? null, kind, name, locked, defaults },
+    subject: (sub) ?? null,
+    user: mapping(payload.user, 'user'),
+  };
+}
+
+/** The name an embedding's caller goes by in logs, the audit and `user.username`. */
+export function embedUsername(claims: Pick<EmbedClaims, 'subject' | 'grant'>): string {
+  return `embed:${claims.subject ?? claims.grant.tokenId ?? claims.grant.name}`;
+}
+
+function asRaw(value: EmbedValue): RawSelection {
+  return { source: 'body', value };
+}
+
+/**
+ * The request an embedding's caller makes of its item: a locked parameter may not be sent (400), the
+ * locked values are selected, and the defaults fill what the request leaves out. Unchanged for any other
+ * caller.
+ */
+export function embedRequest(
+  caller: Caller,
+  parameters: readonly string[],
+  request: ParameterRequest,
+): ParameterRequest {
+  const grant = caller.embed;
+  if (!grant) return request;
+  const locked = Object.keys(grant.locked);
+  for (const name of locked) {
+    if (!parameters.includes(name)) {
+      throw new InvalidSelectionError(
+        `The embedding token locks "${name}", which the ${grant.kind} "${grant.name}" does not have`,
+      );
+    }
+    if (request.selections.has(name) || request.parentParam === name) {
+      throw new InvalidSelectionError(
+        `Parameter "${name}" is locked by the embedding token and cannot be changed`,
+      );
+    }
+  }
+  const selections = new Map(request.selections);
+  const injected = new Set<string>();
+  for (const [name, value] of Object.entries(grant.locked)) {
+    selections.set(name, asRaw(value));
+    injected.add(name);
+  }
+  for (const [name, value] of Object.entries(grant.defaults)) {
+    if (!selections.has(name) && parameters.includes(name)) {
+      selections.set(name, asRaw(value));
+      injected.add(name);
+    }
+  }
+  return { ...request, selections, injected };
+}
+
+/** The widgets an embedding's caller may choose among: its locked parameters are not shown. */
+export function choosableWidgets<W extends { name: string }>(caller: Caller, widgets: W[]): W[] {
+  const locked = caller.embed?.locked;
+  return locked ? widgets.filter((widget) => !(widget.name in locked)) : widgets;
+}
+
+/** Refuses an embedding's caller what belongs to no item (the project's parameters, say). */
+export function refuseEmbedded(caller: Caller, what: string): void {
+  if (caller.embed) {
+    throw new ForbiddenError(
+      `An embedding token opens only its ${caller.embed.kind} "${caller.embed.name}", not ${what}`,
+    );
+  }
+}

@@ -1,0 +1,307 @@
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { Api, L, P, signJwt } from './support/api';
+import { launchBrowser } from './support/browser';
+import { ServerProcess, TestServer, startServer } from './support/server';
+
+const EMBED_SECRET = 'the-host-application-signs-with-this-secret';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A host application's page on 127.0.0.1: it frames a Drey dashboard, as docs/embedding.md shows. */
+async function hostPage(): Promise<{ server: Server; port: number; set: (html: string) => void }> {
+  let html = '';
+  const server = createServer((_request, response) => {
+    response.setHeader('Content-Type', 'text/html; charset=utf-8');
+    response.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, set: (next) => (html = next) };
+}
+
+/**
+ * A token as a host application signs it with EMBED_SECRET: an HS256 JWT made with node:crypto alone, as
+ * docs/embedding.md's example server makes it.
+ */
+function hostToken(
+  claims: Record<string, unknown>,
+  options: { exp?: number; key?: string } = {},
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return Promise.resolve(
+    signJwt(
+      { aud: 'drey-embed', iat: now, exp: options.exp ?? now + 300, ...claims },
+      options.key ?? EMBED_SECRET,
+    ),
+  );
+}
+
+describe('embedding: tokens that open one item with locked parameters', () => {
+  let t: TestServer;
+  let api: Api;
+  let admin: string;
+  let host: Awaited<ReturnType<typeof hostPage>>;
+  let other: Awaited<ReturnType<typeof hostPage>>;
+
+  beforeAll(async () => {
+    host = await hostPage();
+    other = await hostPage();
+    t = await startServer({
+      EMBED_SECRET,
+      EMBED_FRAME_ORIGINS: `http://127.0.0.1:${host.port}`,
+      EMBED_TOKEN_MAX_MINUTES: '30',
+    });
+    api = new Api(t.url);
+    admin = await api.adminToken();
+  });
+  afterAll(async () => {
+    await t.close();
+    for (const page of [host, other]) {
+      page.server.closeAllConnections();
+      await new Promise((resolve) => page.server.close(resolve));
+    }
+  });
+
+  const issue = async (body: Record<string, unknown>) => {
+    const reply = await api.request('POST', `${P}/embed-tokens`, { token: admin, json: body });
+    expect(reply.status).toBe(201);
+    return reply.body as { token: string; id: string; expires_at: string };
+  };
+
+  it('an administrator’s token reads its dataset, with its locked values, in both layouts, and nothing else', async () => {
+    const { token, id } = await issue({
+      dataset: 'expense_transactions',
+      params: { category: ['0'] },
+      defaults: { description_filter: 'a' },
+      subject: 'host-user-42',
+      expiry_minutes: 5,
+    });
+    // The private dataset, as an administrator reads it with the same selections.
+    const embedded = await api.get(
+      `${P}/datasets/expense_transactions/results?x_limit=1000`,
+      token,
+    );
+    expect(embedded.status).toBe(200);
+    const direct = await api.get(
+      `${P}/datasets/expense_transactions/results?x_limit=1000&category=0&description_filter=a`,
+      admin,
+    );
+    expect(embedded.body.data).toEqual(direct.body.data);
+    expect(embedded.body.data.length).toBeGreaterThan(0);
+    expect(
+      new Set((embedded.body.data as { category: string }[]).map((row) => row.category)),
+    ).toEqual(new Set(['Food']));
+    // A default gives way to the request; a locked value does not.
+    const other = await api.get(
+      `${P}/datasets/expense_transactions/results?x_limit=1000&description_filter=zzz-none`,
+      token,
+    );
+    expect(other.body.data).toEqual([]);
+    for (const attempt of [
+      () => api.get(`${P}/datasets/expense_transactions/results?category=1`, token),
+      () =>
+        api.request('POST', `${P}/datasets/expense_transactions/results`, {
+          token,
+          json: { category: ['1'] },
+        }),
+      () => api.get(`${P}/datasets/expense_transactions/parameters?x_parent_param=category`, token),
+    ]) {
+      const refused = await attempt();
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe('invalid_parameter_selection');
+      expect(refused.body.message).toContain('"category" is locked by the embedding token');
+    }
+    // The legacy layout: the same rows.
+    const legacy = await api.get(`${L}/dataset/expense-transactions`, token);
+    expect(legacy.status).toBe(200);
+    expect(legacy.body.data.length).toBe(embedded.body.data.length);
+    expect((await api.get(`${L}/dataset/expense-transactions?category=1`, token)).status).toBe(400);
+
+    // Its parameters: the locked one is no widget, and cascades to its children.
+    const parameters = (await api.get(`${P}/datasets/expense_transactions/parameters`, token)).body
+      .parameters as { name: string; options?: { id: string }[] }[];
+    expect(parameters.map((parameter) => parameter.name)).toEqual([
+      'date_range',
+      'subcategory',
+      'description_filter',
+    ]);
+    const all = (await api.get(`${P}/datasets/expense_transactions/parameters`, admin)).body
+      .parameters as { name: string; options?: { id: string }[] }[];
+    const subcategories = (list: typeof all) =>
+      list.find((parameter) => parameter.name === 'subcategory')?.options?.length ?? 0;
+    expect(subcategories(parameters)).toBeGreaterThan(0);
+    expect(subcategories(parameters)).toBeLessThan(subcategories(all));
+
+    // The catalog shows that item alone; every other item is as if it did not exist.
+    const catalog = (await api.get(`${P}/data-catalog`, token)).body;
+    expect(catalog.datasets.map((dataset: { name: string }) => dataset.name)).toEqual([
+      'expense_transactions',
+    ]);
+    expect(catalog.dashboards).toEqual([]);
+    expect(catalog.parameters.map((parameter: { name: string }) => parameter.name)).toEqual([
+      'date_range',
+      'subcategory',
+      'description_filter',
+    ]);
+    for (const path of [
+      `${P}/datasets/expenses_by_month/results`,
+      `${P}/datasets/expenses_by_month/parameters`,
+      `${P}/dashboards/expenses_report/results`,
+      `${L}/dataset/expenses-by-month`,
+    ]) {
+      expect([path, (await api.get(path, token)).status]).toEqual([path, 404]);
+    }
+    // Nothing that needs a user, and not the project's parameters.
+    for (const path of [`${P}/parameters`, `${P}/tokens`, `${P}/builds`, `${P}/users`]) {
+      expect([path, (await api.get(path, token)).status]).toEqual([path, 403]);
+    }
+    // Audited and counted.
+    const audit = (await api.get(`${P}/audit?action=embed_token.create`, admin)).body.events as {
+      target: string;
+    }[];
+    expect(audit.map((event) => event.target)).toContain(id);
+    const metrics = (await api.get('/metrics', admin)).text;
+    expect(metrics).toMatch(/drey_embed_requests_total\{kind="dataset"\} [1-9]/);
+    const lines = t.server.logs.filter(
+      (line) => line.msg === 'request' && line.username === 'embed:host-user-42',
+    );
+    expect(lines.length).toBeGreaterThan(0);
+  });
+
+  it('a host application signs its own token, for a dashboard in an iframe, with the viewer’s attributes', async () => {
+    const token = await hostToken({
+      resource: { dashboard: 'expenses_report' },
+      params: { start_date: '2024-06-01' },
+      user: { role: 'manager' },
+      jti: 'host-token-1',
+      sub: 'viewer@host.example',
+    });
+    const page = await api.get(`${P}/dashboards/expenses_report/results?x_embed_token=${token}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain(
+      `frame-ancestors http://127.0.0.1:${host.port}`,
+    );
+    expect(page.text).toContain('2024-06-01');
+    const changed = await api.get(
+      `${P}/dashboards/expenses_report/results?start_date=2024-01-01&x_embed_token=${token}`,
+    );
+    expect(changed.status).toBe(400);
+    // Legacy layout too.
+    expect((await api.get(`${L}/dashboard/expenses-report?x_embed_token=${token}`)).status).toBe(
+      200,
+    );
+    // What is not a token of its own is refused with the reason, never served.
+    const refusals: [string, Promise<string>][] = [
+      ['expired', hostToken({ resource: { dashboard: 'expenses_report' } }, { exp: 1 })],
+      [
+        'expires more than 30 minutes',
+        hostToken(
+          { resource: { dashboard: 'expenses_report' } },
+          { exp: Math.floor(Date.now() / 1000) + 7200 },
+        ),
+      ],
+      [
+        'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+        hostToken({ resource: { dashboard: 'expenses_report' } }, { key: 'x'.repeat(40) }),
+      ],
+      [
+        'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+        // Claiming to be Drey's does not make the host's key Drey's.
+        hostToken({ resource: { dashboard: 'expenses_report' }, iss: 'drey' }),
+      ],
+      [
+        'no user field',
+        hostToken({ resource: { dashboard: 'expenses_report' }, user: { department: 'x' } }),
+      ],
+      ['must name one dataset or one dashboard', hostToken({ resource: { report: 'x' } })],
+    ];
+    for (const [reason, signed] of refusals) {
+      const reply = await api.get(`${P}/dashboards/expenses_report/results`, await signed);
+      expect([reason, reply.status, reply.body.error]).toEqual([reason, 401, 'invalid_token']);
+      expect(reply.body.message).toContain(reason);
+    }
+
+    // Attributes are a user's: the manager-only option is the viewer's with role manager, not without.
+    const grouped = (role: string) =>
+      hostToken({ resource: { dataset: 'expenses_grouped' }, user: { role } });
+    const asManager = await api.get(
+      `${P}/datasets/expenses_grouped/results?group_by=trans&x_limit=3`,
+      await grouped('manager'),
+    );
+    expect(asManager.status).toBe(200);
+    const asEmployee = await api.get(
+      `${P}/datasets/expenses_grouped/results?group_by=trans&x_limit=3`,
+      await grouped('employee'),
+    );
+    expect(asEmployee.status).toBe(400);
+  });
+
+  it('frames its HTML dashboard in a page of an allowed origin, and in no other (Chromium)', async () => {
+    const token = await hostToken({ resource: { dashboard: 'expenses_report' } });
+    const frame = `<!doctype html><title>host</title><iframe id="report" width="900" height="600" src="${t.url}${P}/dashboards/expenses_report/results?x_embed_token=${token}"></iframe>`;
+    host.set(frame);
+    other.set(frame);
+    const browser: Browser = await launchBrowser();
+    try {
+      const shown = async (port: number) => {
+        const page = await browser.newPage();
+        await page.goto(`http://127.0.0.1:${port}/`);
+        await sleep(1500);
+        const child = page.frames().find((candidate) => candidate !== page.mainFrame());
+        const text = child
+          ? await child
+              .locator('body')
+              .innerText({ timeout: 2000 })
+              .catch(() => '')
+          : '';
+        await page.close();
+        return text;
+      };
+      expect(await shown(host.port)).toContain('Expenses Report');
+      expect(await shown(other.port)).not.toContain('Expenses Report');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('a revoked token opens nothing, on every process, before it expires', async () => {
+    const replica: ServerProcess = await t.another();
+    const { token, id } = await issue({ dashboard: 'expenses_report' });
+    const host1 = await hostToken({ resource: { dashboard: 'expenses_report' }, jti: 'host-2' });
+    for (const url of [t.url, replica.url]) {
+      const reader = new Api(url);
+      expect((await reader.get(`${P}/dashboards/expenses_report/results`, token)).status).toBe(200);
+      expect((await reader.get(`${P}/dashboards/expenses_report/results`, host1)).status).toBe(200);
+    }
+    for (const revoked of [id, 'host-2']) {
+      const reply = await api.request('DELETE', `${P}/embed-tokens/${revoked}`, { token: admin });
+      expect(reply.status).toBe(200);
+    }
+    for (const url of [t.url, replica.url]) {
+      const reader = new Api(url);
+      for (const revoked of [token, host1]) {
+        const reply = await reader.get(`${P}/dashboards/expenses_report/results`, revoked);
+        expect([reply.status, reply.body.message]).toEqual([
+          401,
+          'The embedding token was revoked',
+        ]);
+      }
+    }
+    // Only administrators issue and revoke.
+    const user = await api.userToken(admin, 'embed-viewer');
+    expect(
+      (await api.request('POST', `${P}/embed-tokens`, { token: user, json: { dashboard: 'x' } }))
+        .status,
+    ).toBe(403);
+    const bad = await api.request('POST', `${P}/embed-tokens`, {
+      token: admin,
+      json: { dataset: 'expense_transactions', params: { nope: 1 } },
+    });
+    expect([bad.status, bad.body.message]).toEqual([
+      400,
+      'The dataset "expense_transactions" has no parameter "nope"',
+    ]);
+    await replica.stop();
+  });
+});
