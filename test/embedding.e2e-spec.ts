@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { Api, L, P, signJwt } from './support/api';
 import { launchBrowser } from './support/browser';
+import { drey } from './support/drey-cli';
 import { ServerProcess, TestServer, startServer } from './support/server';
 
 const EMBED_SECRET = 'the-host-application-signs-with-this-secret';
@@ -263,6 +264,59 @@ describe('embedding: tokens that open one item with locked parameters', () => {
     } finally {
       await browser.close();
     }
+  });
+
+  it('`drey embed-token` issues the same token from the command line, audited', async () => {
+    const env = {
+      DATABASE_URL: t.env.DATABASE_URL,
+      DATA_DIR: t.env.DATA_DIR,
+      JWT_SECRET: t.env.JWT_SECRET,
+      ADMIN_PASSWORD: t.env.ADMIN_PASSWORD,
+      EMBED_TOKEN_MAX_MINUTES: '30',
+    };
+    const ran = await drey(
+      [
+        'embed-token',
+        'dataset',
+        'expenses_by_month',
+        '--param',
+        'max_filter=100',
+        '--default',
+        'start_date=2024-06-01',
+        '--subject',
+        'cli-viewer',
+        '--minutes',
+        '5',
+      ],
+      env,
+    );
+    expect([ran.code, ran.stderr]).toEqual([0, '']);
+    const issued = JSON.parse(ran.stdout) as { token: string; id: string; resource: unknown };
+    expect(issued.resource).toEqual({ dataset: 'expenses_by_month' });
+    const rows = await api.get(`${P}/datasets/expenses_by_month/results`, issued.token);
+    expect(rows.status).toBe(200);
+    const direct = await api.get(
+      `${P}/datasets/expenses_by_month/results?max_filter=100&start_date=2024-06-01`,
+    );
+    expect(rows.body.data).toEqual(direct.body.data);
+    expect(
+      (await api.get(`${P}/datasets/expenses_by_month/results?max_filter=50`, issued.token)).status,
+    ).toBe(400);
+    const audit = (await api.get(`${P}/audit?action=embed_token.create`, admin)).body.events as {
+      actor: string;
+      target: string;
+    }[];
+    expect(audit).toEqual(
+      expect.arrayContaining([expect.objectContaining({ actor: 'cli', target: issued.id })]),
+    );
+    // What the project does not have is refused before anything is signed.
+    const wrong = await drey(
+      ['embed-token', 'dataset', 'expenses_by_month', '--param', 'nope=1'],
+      env,
+    );
+    expect([wrong.code, wrong.stdout]).toEqual([1, '']);
+    expect(wrong.stderr).toContain('The dataset "expenses_by_month" has no parameter "nope"');
+    expect((await drey(['embed-token', 'report', 'x'], env)).code).toBe(2);
   });
 
   it('a revoked token opens nothing, on every process, before it expires', async () => {

@@ -12,37 +12,28 @@ import type { AdminCaller, Caller } from '@/core/caller';
 import {
   EMBED_AUDIENCE,
   EmbedClaimsError,
+  embedAttributes,
   embedUsername,
   parseEmbedClaims,
+  planEmbedToken,
   type EmbedClaims,
+  type EmbedTokenPlan,
+  type EmbedTokenRequest,
 } from '@/core/embed';
-import { InvalidRequestError, InvalidTokenError, NotFoundError } from '@/core/errors';
+import { InvalidRequestError, InvalidTokenError } from '@/core/errors';
 import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
-import { valueMatchesType, type UserFieldValue } from '@/core/project/user-fields';
+import type { UserFieldValue } from '@/core/project/user-fields';
 import { EmbedRevocationsRepository } from '@/database/tables/embed-revocations.repository';
 import { MetricsService } from '@/metrics/metrics.service';
-import { withFieldDefaults } from '@/users/user-fields.rules';
 
 /** Who signed an embedding token: Drey for an administrator (`iss: "drey"`), or the host application. */
 const DREY_ISSUER = 'drey';
 /** An embedding token is read from its JWT only up to this size: it names one item and some values. */
 const MAX_TOKEN_CHARS = 16_384;
-const DEFAULT_MINUTES = 10;
 // Clocks of the host application and Drey may differ a little.
 const CLOCK_TOLERANCE_S = 30;
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'];
-
-/** What an administrator asks for: `POST P/embed-tokens`'s body. */
-export interface EmbedTokenRequest {
-  dataset?: unknown;
-  dashboard?: unknown;
-  params?: unknown;
-  defaults?: unknown;
-  user?: unknown;
-  subject?: unknown;
-  expiry_minutes?: unknown;
-}
 
 export interface IssuedEmbedToken {
   token: string;
@@ -124,7 +115,13 @@ export class EmbedTokensService {
     if (id !== null && (await this.revocations.isRevoked(id))) {
       throw new InvalidTokenError('The embedding token was revoked');
     }
-    const fields = this.userFields(claims.user, (message) => new InvalidTokenError(message));
+    let fields: Record<string, UserFieldValue>;
+    try {
+      fields = embedAttributes(claims.user, this.project.userFields);
+    } catch (error) {
+      if (error instanceof EmbedClaimsError) throw new InvalidTokenError(error.message);
+      throw error;
+    }
     this.uses.inc({ kind: claims.grant.kind });
     return {
       username: embedUsername(claims),
@@ -197,105 +194,24 @@ export class EmbedTokensService {
   }
 
   /**
-   * The `user` attributes as a user's fields, each of the project's type and enum, defaults for the others;
-   * a name that is no field is refused rather than ignored (a typo would otherwise widen what a row rule
-   * lets through to its default).
-   */
-  private userFields(
-    input: Record<string, unknown>,
-    refuse: (message: string) => Error,
-  ): Record<string, UserFieldValue> {
-    const fields = this.project.userFields;
-    const values: Record<string, UserFieldValue> = {};
-    for (const [name, value] of Object.entries(input)) {
-      const field = fields.find((candidate) => candidate.name === name);
-      if (!field)
-        throw refuse(`The embedding's user attribute "${name}" is no user field of the project`);
-      if (value === null && !field.required) {
-        values[name] = null;
-        continue;
-      }
-      if (!valueMatchesType(value, field.type)) {
-        throw refuse(`The embedding's user attribute "${name}" must be of type ${field.type}`);
-      }
-      if (field.enum && !field.enum.includes(value as UserFieldValue)) {
-        throw refuse(
-          `The embedding's user attribute "${name}" must be one of ${field.enum.map(String).join(', ')}`,
-        );
-      }
-      values[name] = value as UserFieldValue;
-    }
-    return withFieldDefaults(values, fields);
-  }
-
-  /**
    * `POST P/embed-tokens`: a token for one dataset or dashboard of the project, signed by Drey. 400
    * `invalid_request` for an item that does not exist, a parameter it does not have, or a user attribute
    * that is no field.
    */
   async issue(admin: AdminCaller, body: EmbedTokenRequest): Promise<IssuedEmbedToken> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new InvalidRequestError('The body must be a JSON object');
-    }
-    const kind = body.dataset !== undefined ? 'dataset' : 'dashboard';
-    if ((body.dataset === undefined) === (body.dashboard === undefined)) {
-      throw new InvalidRequestError('Name one item: "dataset" or "dashboard"');
-    }
-    const name = kind === 'dataset' ? body.dataset : body.dashboard;
-    const items: { name: string; parameters: string[] }[] =
-      kind === 'dataset' ? this.project.datasets : this.project.dashboards;
-    const item = items.find((candidate) => candidate.name === name);
-    if (typeof name !== 'string' || !item) {
-      throw new NotFoundError(`No ${kind} named ${JSON.stringify(String(name).slice(0, 100))}`);
-    }
-    const minutes = body.expiry_minutes ?? DEFAULT_MINUTES;
-    const max = this.config.embedding.maxMinutes;
-    if (typeof minutes !== 'number' || !Number.isInteger(minutes) || minutes < 1 || minutes > max) {
-      throw new InvalidRequestError(
-        `expiry_minutes must be a whole number from 1 to ${max} (EMBED_TOKEN_MAX_MINUTES)`,
-      );
-    }
-    const id = randomUUID();
-    const expiresAt = new Date(Date.now() + minutes * 60_000);
-    const claims: Record<string, unknown> = {
-      resource: { [kind]: item.name },
-      params: body.params ?? {},
-      defaults: body.defaults ?? {},
-      user: body.user ?? {},
-      jti: id,
-    };
-    if (body.subject !== undefined) claims.sub = body.subject;
-    let parsed: EmbedClaims;
-    try {
-      parsed = parseEmbedClaims(claims);
-    } catch (error) {
-      if (error instanceof EmbedClaimsError) {
-        throw new InvalidRequestError(error.message.replace("The token's", "The request's"));
-      }
-      throw error;
-    }
-    const unknown = [
-      ...Object.keys(parsed.grant.locked),
-      ...Object.keys(parsed.grant.defaults),
-    ].find((parameter) => !item.parameters.includes(parameter));
-    if (unknown) {
-      throw new InvalidRequestError(`The ${kind} "${item.name}" has no parameter "${unknown}"`);
-    }
-    this.userFields(parsed.user, (message) => new InvalidRequestError(message));
-    const token = await new SignJWT(claims)
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setIssuer(DREY_ISSUER)
-      .setAudience(EMBED_AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
-      .sign(this.dreyKeys.current);
-    await this.audit.recordBy(admin, 'embed_token.create', id, {
-      kind,
-      item: item.name,
-      locked: parsed.grant.locked,
-      expiresAt: expiresAt.toISOString(),
+    const plan = planEmbedToken(this.project, body, {
+      maxMinutes: this.config.embedding.maxMinutes,
+      id: randomUUID(),
+      now: new Date(),
     });
-    return { token, id, expiresAt, kind, name: item.name };
+    const token = await signEmbedToken(plan, this.dreyKeys.current);
+    await this.audit.recordBy(admin, 'embed_token.create', plan.id, {
+      kind: plan.kind,
+      item: plan.name,
+      locked: plan.locked,
+      expiresAt: plan.expiresAt.toISOString(),
+    });
+    return { token, id: plan.id, expiresAt: plan.expiresAt, kind: plan.kind, name: plan.name };
   }
 
   /**
@@ -311,4 +227,18 @@ export class EmbedTokensService {
     await this.revocations.revoke(id, admin.username, until);
     await this.audit.recordBy(admin, 'embed_token.revoke', id, {});
   }
+}
+
+/**
+ * The token of a plan, signed by Drey (`iss: "drey"`) with its JWT key: the service's `POST P/embed-tokens`
+ * and `drey embed-token` sign alike.
+ */
+export function signEmbedToken(plan: EmbedTokenPlan, key: KeyObject): Promise<string> {
+  return new SignJWT(plan.claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(DREY_ISSUER)
+    .setAudience(EMBED_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(plan.expiresAt.getTime() / 1000))
+    .sign(key);
 }

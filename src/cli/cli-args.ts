@@ -10,6 +10,7 @@ export type Command =
   | 'users add'
   | 'users list'
   | 'users unlock'
+  | 'embed-token'
   | 'help'
   | 'version';
 
@@ -59,6 +60,14 @@ export interface CliArgs {
   limit: number | undefined;
   /** `users reset-password|add --password-stdin`: the new password is read from standard input. */
   passwordStdin: boolean;
+  /** `embed-token dataset|dashboard <name>`: the item it opens. */
+  embed?: { kind: 'dataset' | 'dashboard'; name: string };
+  /** `embed-token --default name=value`: values used when a request gives none. */
+  defaults: Record<string, string>;
+  /** `embed-token --minutes N`: its lifetime. */
+  minutes?: number;
+  /** `embed-token --subject S`: who views, as the host application names them. */
+  subject?: string;
 }
 
 export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
@@ -91,6 +100,8 @@ Commands:
   users list                   list the users, with their fields and whether failed logins locked them
   users unlock <name>          lift the lock that failed logins put on a user
   users reset-password <name>  set a user's password in the service's database
+  embed-token dataset|dashboard <name>
+                               print a token that opens one item, with locked parameters, to embed it
   help [command]               this text, or a command's (also: <command> --help)
   version                      the version of drey (also: --version)
 
@@ -179,6 +190,20 @@ user fields (with their defaults where none is stored).
 
   --format table|csv|json    how rows are printed (default: table)
 ${PROJECT_OPTION}`,
+  'embed-token': `Usage: npm run drey -- embed-token dataset|dashboard <name> [options]
+
+Prints a short-lived embedding token (docs/embedding.md) that opens this one dataset or dashboard and
+nothing else, as POST P/embed-tokens does, as JSON: {"token", "id", "expires_at", "resource"}. It is
+signed with the service's JWT_SECRET and recorded in the service's audit log (DATABASE_URL, or the
+embedded database under DATA_DIR). A value is read as JSON when it parses (100, true, ["0","1"]), as
+text otherwise.
+
+  --param name=value         a value the token locks; repeat for each parameter
+  --default name=value       a value used when a request gives none; repeat for each
+  --user-field name=value    one of the viewer's user fields, which the project's SQL reads
+  --minutes N                how long it lives (default 10, at most EMBED_TOKEN_MAX_MINUTES)
+  --subject NAME             who views, as your application names them (logs show embed:NAME)
+${PROJECT_OPTION}`,
   'users unlock': `Usage: npm run drey -- users unlock <name>
 
 Lifts the lock that failed logins put on user <name> (LOGIN_MAX_FAILURES within LOGIN_WINDOW_SECONDS):
@@ -215,6 +240,9 @@ const OPTIONS = {
   format: { type: 'string' },
   limit: { type: 'string' },
   'password-stdin': { type: 'boolean' },
+  default: { type: 'string', multiple: true },
+  minutes: { type: 'string' },
+  subject: { type: 'string' },
 } satisfies ParseArgsConfig['options'];
 
 type Option = keyof typeof OPTIONS;
@@ -230,6 +258,7 @@ const TAKES: Record<Exclude<Command, 'help' | 'version'>, Option[]> = {
   'users add': ['admin', 'user-field', 'password-stdin', 'project'],
   'users list': ['format', 'project'],
   'users unlock': [],
+  'embed-token': ['param', 'default', 'user-field', 'minutes', 'subject', 'project'],
 };
 
 /** Why an option a command does not take is refused, when a likely mistake has a better way. */
@@ -244,7 +273,7 @@ export function helpText(topic?: HelpTopic): string {
   return topic ? HELP[topic] : USAGE;
 }
 
-const COMMANDS = ['validate', 'build', 'compile', 'run', 'dev', 'help', 'version'];
+const COMMANDS = ['validate', 'build', 'compile', 'run', 'dev', 'embed-token', 'help', 'version'];
 
 /** The command the words name, and the words after it; `users` alone is the users' help topic. */
 function commandOf(words: string[]): { command: Command | 'users'; rest: string[] } {
@@ -363,6 +392,25 @@ function parseCommandLine(argv: readonly string[]): CliArgs {
     );
   }
   args.passwordStdin = values['password-stdin'] ?? false;
+  for (const text of values.default ?? []) {
+    const [name, value] = keyValue(text, '--default');
+    args.defaults[name] = value;
+  }
+  if (values.minutes !== undefined) {
+    if (!/^\d{1,6}$/.test(values.minutes)) throw fail('--minutes needs a whole number');
+    args.minutes = Number(values.minutes);
+  }
+  args.subject = values.subject;
+  if (command === 'embed-token') {
+    const [kind, name, extra] = rest;
+    if (kind !== 'dataset' && kind !== 'dashboard') {
+      throw fail('embed-token needs "dataset <name>" or "dashboard <name>"');
+    }
+    if (name === undefined) throw fail(`embed-token ${kind} needs a ${kind} name`);
+    if (extra !== undefined) throw fail(`unexpected "${extra}"`);
+    args.embed = { kind, name };
+    return args;
+  }
 
   const named: Command[] = ['reset-password', 'users add', 'users unlock'];
   const wanted = command === 'compile' || command === 'run' || named.includes(command) ? 1 : 0;
@@ -389,5 +437,6 @@ function defaults(): Omit<CliArgs, 'command'> {
     format: 'table',
     limit: undefined,
     passwordStdin: false,
+    defaults: {},
   };
 }

@@ -48,6 +48,12 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
       await usersCommand(args.command, config, args, output);
       return EXIT.ok;
     }
+    if (args.command === 'embed-token') {
+      // Loaded only here, as the users commands are: it records the token in the service's audit log.
+      const { embedTokenCommand } = await import('./embed-command');
+      await embedTokenCommand(config, args, output);
+      return EXIT.ok;
+    }
     if (args.command === 'dev') {
       const { dev } = await import('./dev-command');
       const projectDir = args.project ? resolve(args.project) : config.projectDir;
@@ -105,6 +111,7 @@ async function projectCommand(
     case 'users add':
     case 'users list':
     case 'users unlock':
+    case 'embed-token':
       throw new Error(`${args.command} does not work on the project`);
   }
 }

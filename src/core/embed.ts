@@ -1,5 +1,12 @@
 import type { Caller, EmbedGrant, EmbedValue } from '@/core/caller';
-import { ForbiddenError } from '@/core/errors';
+import { ForbiddenError, InvalidRequestError, NotFoundError } from '@/core/errors';
+import type { Project } from '@/core/project/project';
+import {
+  type UserField,
+  type UserFieldValue,
+  valueMatchesType,
+  withFieldDefaults,
+} from '@/core/project/user-fields';
 import { InvalidSelectionError } from '@/core/parameters/parameter-errors';
 import type { ParameterRequest, RawSelection } from '@/core/parameters/selection-request';
 
@@ -101,8 +108,8 @@ export function parseEmbedClaims(payload: Record<string, unknown>): EmbedClaims 
     throw new EmbedClaimsError('The token\'s "sub" must be 1-128 printable characters');
   }
   return {
-    grant: { tokenId: (jti) ?? null, kind, name, locked, defaults },
-    subject: (sub) ?? null,
+    grant: { tokenId: jti ?? null, kind, name, locked, defaults },
+    subject: sub ?? null,
     user: mapping(payload.user, 'user'),
   };
 }
@@ -168,5 +175,130 @@ export function refuseEmbedded(caller: Caller, what: string): void {
     throw new ForbiddenError(
       `An embedding token opens only its ${caller.embed.kind} "${caller.embed.name}", not ${what}`,
     );
+  }
+}
+
+/**
+ * The `user` attributes as a user's fields: each of the project's type and enum, defaults for the others. A
+ * name that is no field is refused rather than ignored (a typo would otherwise let a row rule fall back to
+ * its default).
+ */
+export function embedAttributes(
+  input: Record<string, unknown>,
+  fields: UserField[],
+): Record<string, UserFieldValue> {
+  const values: Record<string, UserFieldValue> = {};
+  for (const [name, value] of Object.entries(input)) {
+    const field = fields.find((candidate) => candidate.name === name);
+    if (!field) {
+      throw new EmbedClaimsError(
+        `The embedding's user attribute "${name}" is no user field of the project`,
+      );
+    }
+    if (value === null && !field.required) {
+      values[name] = null;
+      continue;
+    }
+    if (!valueMatchesType(value, field.type)) {
+      throw new EmbedClaimsError(
+        `The embedding's user attribute "${name}" must be of type ${field.type}`,
+      );
+    }
+    if (field.enum && !field.enum.includes(value as UserFieldValue)) {
+      throw new EmbedClaimsError(
+        `The embedding's user attribute "${name}" must be one of ${field.enum.map(String).join(', ')}`,
+      );
+    }
+    values[name] = value as UserFieldValue;
+  }
+  return withFieldDefaults(values, fields);
+}
+
+/** What an administrator asks for (`POST P/embed-tokens`'s body, `drey embed-token`'s options). */
+export interface EmbedTokenRequest {
+  dataset?: unknown;
+  dashboard?: unknown;
+  params?: unknown;
+  defaults?: unknown;
+  user?: unknown;
+  subject?: unknown;
+  expiry_minutes?: unknown;
+}
+
+/** The claims of a token Drey signs for an administrator, checked against the project. */
+export interface EmbedTokenPlan {
+  claims: Record<string, unknown>;
+  id: string;
+  expiresAt: Date;
+  kind: 'dataset' | 'dashboard';
+  name: string;
+  locked: Record<string, EmbedValue>;
+}
+
+/** Minutes an administrator's token lives unless asked otherwise. */
+export const DEFAULT_EMBED_MINUTES = 10;
+
+/**
+ * The claims of an embedding token for `request`: an item of `project` (404 otherwise), parameters it has,
+ * attributes that are user fields, a lifetime from 1 to `maxMinutes` (400 otherwise).
+ */
+export function planEmbedToken(
+  project: Project,
+  request: EmbedTokenRequest,
+  options: { maxMinutes: number; id: string; now: Date },
+): EmbedTokenPlan {
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+    throw new InvalidRequestError('The body must be a JSON object');
+  }
+  if ((request.dataset === undefined) === (request.dashboard === undefined)) {
+    throw new InvalidRequestError('Name one item: "dataset" or "dashboard"');
+  }
+  const kind = request.dataset !== undefined ? 'dataset' : 'dashboard';
+  const name = kind === 'dataset' ? request.dataset : request.dashboard;
+  const items: { name: string; parameters: string[] }[] =
+    kind === 'dataset' ? project.datasets : project.dashboards;
+  const item = items.find((candidate) => candidate.name === name);
+  if (typeof name !== 'string' || !item) {
+    throw new NotFoundError(`No ${kind} named ${JSON.stringify(String(name).slice(0, 100))}`);
+  }
+  const minutes = request.expiry_minutes ?? DEFAULT_EMBED_MINUTES;
+  const max = options.maxMinutes;
+  if (typeof minutes !== 'number' || !Number.isInteger(minutes) || minutes < 1 || minutes > max) {
+    throw new InvalidRequestError(
+      `expiry_minutes must be a whole number from 1 to ${max} (EMBED_TOKEN_MAX_MINUTES)`,
+    );
+  }
+  const expiresAt = new Date(options.now.getTime() + minutes * 60_000);
+  const claims: Record<string, unknown> = {
+    resource: { [kind]: item.name },
+    params: request.params ?? {},
+    defaults: request.defaults ?? {},
+    user: request.user ?? {},
+    jti: options.id,
+  };
+  if (request.subject !== undefined) claims.sub = request.subject;
+  try {
+    const parsed = parseEmbedClaims(claims);
+    const unknown = [
+      ...Object.keys(parsed.grant.locked),
+      ...Object.keys(parsed.grant.defaults),
+    ].find((parameter) => !item.parameters.includes(parameter));
+    if (unknown) {
+      throw new InvalidRequestError(`The ${kind} "${item.name}" has no parameter "${unknown}"`);
+    }
+    embedAttributes(parsed.user, project.userFields);
+    return {
+      claims,
+      id: options.id,
+      expiresAt,
+      kind,
+      name: item.name,
+      locked: parsed.grant.locked,
+    };
+  } catch (error) {
+    if (error instanceof EmbedClaimsError) {
+      throw new InvalidRequestError(error.message.replace("The token's", "The request's"));
+    }
+    throw error;
   }
 }

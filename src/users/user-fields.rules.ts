@@ -1,5 +1,10 @@
 import { DomainError } from '@/core/errors';
-import { UserField, UserFieldValue, valueMatchesType } from '@/core/project/user-fields';
+import {
+  UserField,
+  UserFieldValue,
+  valueMatchesType,
+  withFieldDefaults,
+} from '@/core/project/user-fields';
 
 /** Rules for user input against the project's user fields: pure, so they are unit-tested alone. */
 
@@ -118,15 +123,5 @@ export function parseUserUpdate(body: unknown, fields: UserField[], username: st
   };
 }
 
-/** Stored values with the defaults of fields that have none stored (fields added to the project later). */
-export function withFieldDefaults(
-  stored: Record<string, UserFieldValue>,
-  fields: UserField[],
-): Record<string, UserFieldValue> {
-  const values: Record<string, UserFieldValue> = {};
-  for (const field of fields) {
-    if (field.name in stored) values[field.name] = stored[field.name];
-    else values[field.name] = field.default ?? null;
-  }
-  return values;
-}
+// The rule itself is the core's: embedding tokens' attributes (core/embed.ts) follow it too.
+export { withFieldDefaults };

@@ -104,3 +104,16 @@ export function parseUserFields(raw: unknown, file: string, problems: Problems):
   });
   return fields;
 }
+
+/** Stored values with the defaults of fields that have none stored (fields added to the project later). */
+export function withFieldDefaults(
+  stored: Record<string, UserFieldValue>,
+  fields: UserField[],
+): Record<string, UserFieldValue> {
+  const values: Record<string, UserFieldValue> = {};
+  for (const field of fields) {
+    if (field.name in stored) values[field.name] = stored[field.name];
+    else values[field.name] = field.default ?? null;
+  }
+  return values;
+}
