@@ -1,10 +1,14 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { Api, L, P, signJwt } from './support/api';
 import { launchBrowser } from './support/browser';
 import { drey } from './support/drey-cli';
 import { ServerProcess, TestServer, startServer } from './support/server';
+import { tempDir } from './support/services';
 
 const EMBED_SECRET = 'the-host-application-signs-with-this-secret';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -357,5 +361,45 @@ describe('embedding: tokens that open one item with locked parameters', () => {
       'The dataset "expense_transactions" has no parameter "nope"',
     ]);
     await replica.stop();
+  });
+});
+
+describe('embedding: a host application that signs with a private key (EMBED_PUBLIC_KEY_FILE)', () => {
+  it('accepts its ES256 tokens and refuses HS256 ones, which no secret here checks', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const dir = tempDir('drey-embed-key-');
+    const file = join(dir.path, 'host.pem');
+    writeFileSync(file, publicKey.export({ type: 'spki', format: 'pem' }));
+    const t = await startServer({ EMBED_PUBLIC_KEY_FILE: file });
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const head = `${part({ alg: 'ES256', typ: 'JWT' })}.${part({
+        aud: 'drey-embed',
+        exp: now + 120,
+        resource: { dataset: 'expenses_by_month' },
+        params: { max_filter: 50 },
+      })}`;
+      const signature = sign('sha256', Buffer.from(head), {
+        key: privateKey,
+        dsaEncoding: 'ieee-p1363',
+      }).toString('base64url');
+      const api = new Api(t.url);
+      const reply = await api.get(
+        `${P}/datasets/expenses_by_month/results`,
+        `${head}.${signature}`,
+      );
+      expect(reply.status).toBe(200);
+      expect(reply.body.data.length).toBeGreaterThan(0);
+      const hs = signJwt(
+        { aud: 'drey-embed', exp: now + 120, resource: { dataset: 'x' } },
+        'k'.repeat(40),
+      );
+      const refused = await api.get(`${P}/datasets/expenses_by_month/results`, hs);
+      expect([refused.status, refused.body.error]).toEqual([401, 'invalid_token']);
+    } finally {
+      await t.close();
+      dir.remove();
+    }
   });
 });

@@ -121,6 +121,12 @@ describe('loadConfig', () => {
     [{ WEBHOOK_URLS: 'https://a/x,nope' }, 'WEBHOOK_URLS entry 2 of 2 is not a valid URL'],
     [{ WEBHOOK_URLS: 'https://u:p@a/x' }, 'WEBHOOK_URLS entry 1 of 1 must not carry credentials'],
     [{ WEBHOOK_SECRET: 'plain-secret' }, 'WEBHOOK_SECRET must be "whsec_"'],
+    [{ EMBED_SECRET: 'short' }, 'EMBED_SECRET must be at least 32 characters long'],
+    [
+      { EMBED_FRAME_ORIGINS: 'https://a.example/path' },
+      'EMBED_FRAME_ORIGINS has an invalid origin',
+    ],
+    [{ EMBED_TOKEN_MAX_MINUTES: '0' }, 'EMBED_TOKEN_MAX_MINUTES must be between 1 and 10080'],
     [{ REDIS_PREFIX: 'a b' }, 'REDIS_PREFIX must be'],
     [{ RESULT_CACHE_REDIS_MB: '-1' }, 'RESULT_CACHE_REDIS_MB must be a number of megabytes'],
     [{ RESULT_CACHE_REDIS_MB: '1e3' }, 'RESULT_CACHE_REDIS_MB must be a number of megabytes'],
