@@ -141,6 +141,21 @@ describe('PNG dashboards on a reused page', () => {
     'a data script that is not JSON': '<script type="text/plain" class="drey-chart">x</script>',
   };
 
+  it('loads a page of its own (no layout) in a new window, not in the shell the last render left', async () => {
+    const drawn: string[] = [];
+    const warm = pool(LAYOUT_SHELL, drawn);
+    // Shows what it finds of the shell's window: nothing, in a new one.
+    const own = `<!doctype html><html><body><p id="seen" style="font-size:40px"></p><script>
+      document.getElementById('seen').textContent =
+        [typeof window.Chart, typeof window.__dreySwap, String(window.__dreyReady)].join(' ');
+      window.__dreyReady = true;
+    </script></body></html>`;
+    await warm.renderPng(await withMarkup(''), SIZE);
+    const seen = await warm.renderPng(own, SIZE);
+    expect(drawn).toEqual(['swapped', 'loaded']);
+    expect(digest(seen)).toBe(digest(await reference.renderPng(own, SIZE)));
+  });
+
   describe('a page the shell must not take', () => {
     const drawn: string[] = [];
     let warm: BrowserPool;

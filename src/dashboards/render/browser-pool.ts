@@ -223,6 +223,12 @@ export class BrowserPool {
     const payload = this.options.shell?.payload(html);
     let content = payload === undefined ? undefined : await this.swap(page, payload);
     if (content === undefined) {
+      // A new window first: a document written into the shell would share its window, where the last
+      // render's data (its charts) and the shell's policy still are.
+      if (this.shells.has(page)) {
+        this.shells.delete(page);
+        await page.goto('about:blank', { timeout: this.options.renderTimeoutMs });
+      }
       content = await this.load(page, html);
       this.events.drawn?.('loaded');
     } else {
@@ -243,8 +249,7 @@ export class BrowserPool {
 
   /**
    * Swaps a page into the page's shell (loading the shell first if the page has none): the page's height,
-   * or undefined when the shell refused it, and then the page has left the shell for a new window, so that
-   * the page loaded whole next runs its scripts where no other render's data has been.
+   * or undefined when the shell refused it (and left unchanged what it shows).
    */
   private async swap(page: Page, payload: string): Promise<number | undefined> {
     const shell = this.options.shell!;
@@ -254,10 +259,7 @@ export class BrowserPool {
       this.shells.add(page);
     }
     const height = Number(await page.evaluate(shell.swap(payload)));
-    if (height >= 0) return height;
-    this.shells.delete(page);
-    await page.goto('about:blank', { timeout: limit });
-    return undefined;
+    return height >= 0 ? height : undefined;
   }
 
   /** Loads a page as a document of its own and waits for it to say it is ready: its height. */
