@@ -4,6 +4,7 @@ import {
   REPORT_REFUSALS,
   chartJsSource,
 } from '@/dashboards/template/page-layout';
+import { scriptJson } from '@/dashboards/template/helper-input';
 import { escapeHtml } from '@/http/html';
 
 /**
@@ -55,7 +56,7 @@ const KNOWN_SCRIPTS = [REPORT_REFUSALS, BOOT_SCRIPT];
  * Installed in the shell as `__dreySwap(payload)`: the page's height once swapped in and drawn, or -1 when
  * the page may not be swapped in (then nothing in the shell has changed). Plain ES2017 run by Chromium.
  */
-const SWAP_SCRIPT = `window.__dreySwap = (function (known, elements) {
+const SWAP_SCRIPT = `window.__dreySwap = (function (known, elements, policy) {
   'use strict';
   var HTML = 'http://www.w3.org/1999/xhtml';
   var allowed = new Set(elements);
@@ -73,8 +74,10 @@ const SWAP_SCRIPT = `window.__dreySwap = (function (known, elements) {
         var attr = el.attributes[j];
         if (URL_ATTRIBUTE.test(attr.name) || LOADS.test(attr.value.replace(/[\\s\\u0000-\\u001f]/g, ''))) return true;
       }
+      // A policy stays with the document: one other than the shell's own would apply to later renders.
       if (el.localName === 'meta' && el.hasAttribute('http-equiv') &&
-          el.getAttribute('http-equiv').toLowerCase() !== 'content-security-policy') return true;
+          (el.getAttribute('http-equiv').toLowerCase() !== 'content-security-policy' ||
+            el.getAttribute('content') !== policy)) return true;
       if (el.localName === 'style' && LOADS.test(el.textContent)) return true;
       if (el.localName === 'script') {
         var data = el.getAttribute('type') === 'application/json' &&
@@ -113,7 +116,7 @@ const SWAP_SCRIPT = `window.__dreySwap = (function (known, elements) {
     });
     return window.__dreyReady === true ? document.documentElement.scrollHeight : -1;
   };
-})(${JSON.stringify(KNOWN_SCRIPTS).replace(/<\/(script)/gi, '<\\/$1')}, ${JSON.stringify(ELEMENTS)});`;
+})(${scriptJson(KNOWN_SCRIPTS)}, ${scriptJson(ELEMENTS)}, ${scriptJson(CONTENT_SECURITY_POLICY)});`;
 
 let shellDocument: string | undefined;
 let chartTag: string | undefined;
