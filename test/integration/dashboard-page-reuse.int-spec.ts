@@ -136,6 +136,7 @@ describe('PNG dashboards on a reused page', () => {
     'a style that loads an image': '<div style="background:url(data:image/png;base64,AA)">x</div>',
     'a style sheet that loads a font': '<style>@font-face{font-family:f;src:local(Arial)}</style>',
     'a refresh': '<meta http-equiv="refresh" content="3600">',
+    'autofocus, done once per document': '<p tabindex="0" autofocus>x</p>',
     'a policy of its own, which would stay for later renders':
       '<meta http-equiv="Content-Security-Policy" content="style-src \'none\'">',
     'a template (declarative shadow DOM)': '<template shadowrootmode="open"><p>x</p></template>',

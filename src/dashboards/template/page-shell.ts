@@ -60,8 +60,9 @@ const SWAP_SCRIPT = `window.__dreySwap = (function (known, elements, policy) {
   'use strict';
   var HTML = 'http://www.w3.org/1999/xhtml';
   var allowed = new Set(elements);
-  // Event handlers, and attributes that name something to fetch or open.
-  var URL_ATTRIBUTE = /^(?:on|(?:src|srcset|href|xlink:href|background|poster|data|action|formaction|ping|manifest|lowsrc|dynsrc)$)/i;
+  // Event handlers, attributes that name something to fetch or open, and autofocus (done once per document:
+  // a later page would not get it, and a focused element scrolls the page).
+  var REFUSED_ATTRIBUTE = /^(?:on|(?:src|srcset|href|xlink:href|background|poster|data|action|formaction|ping|manifest|lowsrc|dynsrc|autofocus)$)/i;
   // Script URLs, and CSS that loads something (an image, a font, a style sheet).
   var LOADS = /(?:java|vb)script:|url\\(|image-set|@import|@font-face/i;
   var refusalsReported = false;
@@ -72,7 +73,7 @@ const SWAP_SCRIPT = `window.__dreySwap = (function (known, elements, policy) {
       if (el.namespaceURI !== HTML || !allowed.has(el.localName)) return true;
       for (var j = 0; j < el.attributes.length; j++) {
         var attr = el.attributes[j];
-        if (URL_ATTRIBUTE.test(attr.name) || LOADS.test(attr.value.replace(/[\\s\\u0000-\\u001f]/g, ''))) return true;
+        if (REFUSED_ATTRIBUTE.test(attr.name) || LOADS.test(attr.value.replace(/[\\s\\u0000-\\u001f]/g, ''))) return true;
       }
       // A policy stays with the document: one other than the shell's own would apply to later renders.
       if (el.localName === 'meta' && el.hasAttribute('http-equiv') &&
@@ -103,6 +104,8 @@ const SWAP_SCRIPT = `window.__dreySwap = (function (known, elements, policy) {
     });
     document.head.replaceChildren.apply(document.head, Array.from(doc.head.childNodes));
     document.body.replaceWith(document.adoptNode(doc.body));
+    // Where the last page left the scroll, as a new document has it.
+    window.scrollTo(0, 0);
     window.__dreyReady = false;
     scripts.forEach(function (text) {
       if (text === known[0]) {
