@@ -22,6 +22,9 @@ import { escapeHtml } from '@/http/html';
  * the renderer load the page as before, in a new window (browser-pool.ts). The list also leaves out what
  * loads after the document (images, fonts, `url(...)` in styles): a swapped page is complete when its
  * scripts have run, as a loaded one is at its `load` event.
+ *
+ * What a shell gathers over its renders (the layout's script adds its print listeners each time, V8's heap
+ * grows) is bounded by the pool, which replaces a page after `rendersPerPage` renders.
  */
 
 /** What the layout and the helpers write, and the plain text elements a template adds around them. */
