@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type * as BrowserPoolFile from '@/dashboards/render/browser-pool';
+import type * as PageLayoutFile from '@/dashboards/template/page-layout';
 import type * as PageShellFile from '@/dashboards/template/page-shell';
 import type * as JsonLoggerFile from '@/http/request/json-logger';
 import { P } from '../support/api';
@@ -28,6 +29,7 @@ describe('PNG dashboards on a reused page', () => {
   const pools: BrowserPool[] = [];
   const { BrowserPool: Pool } = fromDist<typeof BrowserPoolFile>('dashboards/render/browser-pool');
   const { LAYOUT_SHELL } = fromDist<typeof PageShellFile>('dashboards/template/page-shell');
+  const { BOOT_SCRIPT } = fromDist<typeof PageLayoutFile>('dashboards/template/page-layout');
   const { JsonLogger } = fromDist<typeof JsonLoggerFile>('http/request/json-logger');
   const quiet = new JsonLogger('error', () => undefined);
 
@@ -142,6 +144,7 @@ describe('PNG dashboards on a reused page', () => {
     'a template (declarative shadow DOM)': '<template shadowrootmode="open"><p>x</p></template>',
     'noscript, parsed otherwise with scripts off': '<noscript><p>x</p></noscript>',
     'a data script that is not JSON': '<script type="text/plain" class="drey-chart">x</script>',
+    'the drawing script before the panels': '{{BOOT}}',
   };
 
   it('loads a page of its own (no layout) in a new window, not in the shell the last render left', async () => {
@@ -168,7 +171,7 @@ describe('PNG dashboards on a reused page', () => {
 
     it.each(Object.entries(UNSAFE))('with %s is loaded whole', async (_, markup) => {
       drawn.length = 0;
-      const html = await withMarkup(markup);
+      const html = await withMarkup(markup.replace('{{BOOT}}', `<script>${BOOT_SCRIPT}</script>`));
       await warm.renderPng(html, SIZE);
       expect(drawn).toEqual(['loaded']);
     });

@@ -29,28 +29,13 @@ import { escapeHtml } from '@/http/html';
 
 /** What the layout and the helpers write, and the plain text elements a template adds around them. */
 const ELEMENTS = [
-  ...['html', 'head', 'body', 'meta', 'title', 'style', 'script'],
-  ...['main', 'header', 'footer', 'section', 'article', 'aside', 'nav', 'div', 'span', 'p'],
-  ...[
-    'h1',
-    'h2',
-    'h3',
-    'h4',
-    'h5',
-    'h6',
-    'dl',
-    'dt',
-    'dd',
-    'ul',
-    'ol',
-    'li',
-    'figure',
-    'figcaption',
-  ],
-  ...['table', 'caption', 'colgroup', 'col', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td'],
-  ...['strong', 'em', 'b', 'i', 'u', 's', 'small', 'sub', 'sup', 'mark', 'abbr', 'time', 'code'],
-  ...['pre', 'blockquote', 'q', 'cite', 'br', 'hr', 'wbr', 'canvas'],
-];
+  'html head body meta title style script main header footer section article aside nav div span p',
+  'h1 h2 h3 h4 h5 h6 dl dt dd ul ol li figure figcaption',
+  'table caption colgroup col thead tbody tfoot tr th td',
+  'strong em b i u s small sub sup mark abbr time code pre blockquote q cite br hr wbr canvas',
+]
+  .join(' ')
+  .split(' ');
 
 /** The layout's scripts other than Chart.js, in the order they run; the first is run once per shell. */
 const KNOWN_SCRIPTS = [REPORT_REFUSALS, BOOT_SCRIPT];
@@ -71,8 +56,12 @@ const SWAP_SCRIPT = `window.__dreySwap = (function (known, elements, policy) {
   var refusalsReported = false;
   function refused(doc) {
     var all = doc.getElementsByTagName('*');
+    // The swap runs the scripts once the page is in place: the layout's drawing script must come last, as
+    // in the layout, for it to see what it sees there.
+    var drawing = -1;
     for (var i = 0; i < all.length; i++) {
       var el = all[i];
+      if (drawing >= 0 && el.localName !== 'script') return true;
       if (el.namespaceURI !== HTML || !allowed.has(el.localName)) return true;
       for (var j = 0; j < el.attributes.length; j++) {
         var attr = el.attributes[j];
@@ -87,6 +76,7 @@ const SWAP_SCRIPT = `window.__dreySwap = (function (known, elements, policy) {
         var data = el.getAttribute('type') === 'application/json' &&
           Array.prototype.every.call(el.attributes, function (a) { return a.name === 'type' || a.name === 'class'; });
         if (!data && (el.attributes.length > 0 || known.indexOf(el.textContent) < 0)) return true;
+        if (el.textContent === known[1] && drawing < 0) drawing = i;
       }
     }
     return false;
