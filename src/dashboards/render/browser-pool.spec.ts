@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Browser } from 'puppeteer-core';
 import { DomainError } from '@/core/errors';
 import { JsonLogger } from '@/http/request/json-logger';
-import { BrowserPool, BrowserPoolOptions } from '@/dashboards/render/browser-pool';
+import { BrowserPool, BrowserPoolOptions, PageShell } from '@/dashboards/render/browser-pool';
 
 /**
  * The pool's bookkeeping against a fake Chromium (puppeteer-core is an ES module Jest cannot load here; the
@@ -33,6 +33,8 @@ class FakeBrowser extends EventEmitter {
 
 class FakePage extends EventEmitter {
   closed = false;
+  /** What the pool asked of the page, in order: `goto <url>`, `setContent <html>`, `swap <payload>`. */
+  readonly calls: string[] = [];
   private finish?: () => void;
   constructor(private readonly owner: FakeBrowser) {
     super();
@@ -45,8 +47,16 @@ class FakePage extends EventEmitter {
   }
   setRequestInterception = () => Promise.resolve();
   setViewport = () => Promise.resolve();
-  goto = () => this.alive();
-  evaluate = () => Promise.resolve(900);
+  goto = (url: string) => {
+    this.calls.push(`goto ${url}`);
+    return this.alive();
+  };
+  /** A shell's swap (see SHELL) answers a height, or -1 for a payload holding "refuse". */
+  evaluate = (expression: string) => {
+    if (!expression.startsWith('swap:')) return Promise.resolve(900);
+    this.calls.push(`swap ${expression.slice(5)}`);
+    return Promise.resolve(expression.includes('refuse') ? -1 : 900);
+  };
   waitForFunction = () => this.alive();
   screenshot = () => this.alive().then(() => new Uint8Array([1, 2, 3]));
   close = () => {
@@ -54,8 +64,9 @@ class FakePage extends EventEmitter {
     return Promise.resolve();
   };
   /** setContent waits for the test to call done(), unless the browser dies first. */
-  setContent = () =>
+  setContent = (html: string) =>
     new Promise<void>((resolve, reject) => {
+      this.calls.push(`setContent ${html}`);
       if (!this.owner.connected) return reject(new Error('Target closed'));
       this.finish = resolve;
       this.owner.once('disconnected', () => reject(new Error('Target closed')));
@@ -98,8 +109,25 @@ function poolWith(options: Partial<BrowserPoolOptions> = {}) {
   );
   const rendering = () => browsers.flatMap((b) => b.pages).filter((p) => p.rendering && !p.closed);
   const render = () => pool.renderPng('<p>x</p>', { width: 100, height: 100 });
-  return { pool, browsers, lines, rendering, render };
+  /** Renders `html` to the end, letting each page load finish. */
+  const draw = async (html: string) => {
+    const result = pool.renderPng(html, { width: 100, height: 100 });
+    for (let i = 0; i < 5; i++) {
+      await settle();
+      rendering().forEach((page) => page.done());
+    }
+    await expect(result).resolves.toBeInstanceOf(Buffer);
+    await settle();
+  };
+  return { pool, browsers, lines, rendering, render, draw };
 }
+
+/** A shell that takes pages starting `<layout>`; the fake page refuses those holding "refuse". */
+const SHELL: PageShell = {
+  document: '<shell>',
+  payload: (html) => (html.startsWith('<layout>') ? html.slice('<layout>'.length) : undefined),
+  swap: (payload) => `swap:${payload}`,
+};
 
 describe('BrowserPool', () => {
   it('renders at most maxPages at once, queues the rest in order, refuses beyond the queue', async () => {
@@ -183,6 +211,36 @@ describe('BrowserPool', () => {
     await settle();
     rendering()[0].done();
     await expect(next).resolves.toBeInstanceOf(Buffer);
+  });
+
+  it('keeps a shell in its page: loaded once, then swapped into, never navigated away', async () => {
+    const { browsers, draw } = poolWith({ maxPages: 1, shell: SHELL });
+    await draw('<layout>one');
+    await draw('<layout>two');
+    expect(browsers[0].pages).toHaveLength(1);
+    expect(browsers[0].pages[0].calls).toEqual(['setContent <shell>', 'swap one', 'swap two']);
+  });
+
+  it('loads a page the shell refuses, or one not of the layout, in a new window first', async () => {
+    const { browsers, draw } = poolWith({ maxPages: 1, shell: SHELL });
+    await draw('<layout>one');
+    await draw('<layout>refuse');
+    await draw('<layout>two');
+    await draw('<own>');
+    expect(browsers[0].pages[0].calls).toEqual([
+      'setContent <shell>',
+      'swap one',
+      'swap refuse',
+      'goto about:blank',
+      'setContent <layout>refuse',
+      // Wiped after the render, as any page loaded whole.
+      'goto about:blank',
+      'setContent <shell>',
+      'swap two',
+      'goto about:blank',
+      'setContent <own>',
+      'goto about:blank',
+    ]);
   });
 
   it('answers not_ready when Chromium cannot start, and to waiters when it shuts down', async () => {

@@ -21,6 +21,21 @@ export interface BrowserPoolOptions {
   maxHeight?: number;
   /** Starts the browser; Debian's Chromium at `executablePath` unless given (the unit tests give a fake). */
   launch?: () => Promise<Browser>;
+  /** A document kept in a page, into which renders swap their pages instead of loading them whole. */
+  shell?: PageShell;
+}
+
+/**
+ * A document of our own that a page keeps between renders (template/page-shell.ts has the layout's): what
+ * a render would load, it swaps in. It must never run a script of the page swapped in, since the page next
+ * holds another caller's data; a page it cannot swap in safely is refused, and loaded whole instead.
+ */
+export interface PageShell {
+  document: string;
+  /** What the swap takes for `html`; undefined when `html` can only be loaded whole. */
+  payload(html: string): string | undefined;
+  /** An expression that swaps `payload` in and answers the page's height, or -1 when it refuses it. */
+  swap(payload: string): string;
 }
 
 export interface PngOptions {
@@ -48,10 +63,14 @@ export interface BrowserState {
 
 export type RenderOutcome = 'ok' | 'retried' | 'timeout' | 'refused' | 'error';
 
+/** How a render's page reached the browser: swapped into a shell, or loaded as a document of its own. */
+export type DrawnBy = 'swapped' | 'loaded';
+
 /** What the pool reports as it works, for metrics. */
 export interface PoolEvents {
   rendered?(outcome: RenderOutcome, seconds: number): void;
   launched?(): void;
+  drawn?(by: DrawnBy): void;
 }
 
 type Handoff = Page | 'slot';
@@ -79,6 +98,10 @@ export class BrowserPool {
   private readonly idle: Page[] = [];
   private readonly waiting: Waiter[] = [];
   private readonly renders = new WeakMap<Page, number>();
+  /** Pages holding the shell: they are reused without a navigation. */
+  private readonly shells = new WeakSet<Page>();
+  /** The viewport each page was last given, so that an unchanged one is not set again. */
+  private readonly viewports = new WeakMap<Page, string>();
   private slots = 0;
   private busy = 0;
   private peak = 0;
@@ -192,12 +215,25 @@ export class BrowserPool {
   }
 
   private async draw(page: Page, html: string, size: PngOptions): Promise<Buffer> {
-    const limit = this.options.renderTimeoutMs;
-    await page.setViewport({ width: size.width, height: size.height, deviceScaleFactor: 1 });
-    await page.setContent(html, { waitUntil: 'load', timeout: limit });
-    await page.waitForFunction('window.__dreyReady === true', { timeout: limit });
-    // A string: the function runs in the page, where `document` exists; this file is compiled without DOM types.
-    const content = Number(await page.evaluate('document.documentElement.scrollHeight'));
+    const viewport = `${size.width}x${size.height}`;
+    if (this.viewports.get(page) !== viewport) {
+      await page.setViewport({ width: size.width, height: size.height, deviceScaleFactor: 1 });
+      this.viewports.set(page, viewport);
+    }
+    const payload = this.options.shell?.payload(html);
+    let content = payload === undefined ? undefined : await this.swap(page, payload);
+    if (content === undefined) {
+      // A new window first: a document written into the shell would share its window, where the last
+      // render's data (its charts) and the shell's policy still are.
+      if (this.shells.has(page)) {
+        this.shells.delete(page);
+        await page.goto('about:blank', { timeout: this.options.renderTimeoutMs });
+      }
+      content = await this.load(page, html);
+      this.events.drawn?.('loaded');
+    } else {
+      this.events.drawn?.('swapped');
+    }
     const height = Math.max(size.height, Math.min(content, this.options.maxHeight ?? 10_000));
     const png = await page.screenshot({
       type: 'png',
@@ -209,6 +245,30 @@ export class BrowserPool {
       // that throws, and the dashboard stayed blank (test/clients.e2e-spec.ts).
     });
     return Buffer.from(png);
+  }
+
+  /**
+   * Swaps a page into the page's shell (loading the shell first if the page has none): the page's height,
+   * or undefined when the shell refused it (and left unchanged what it shows).
+   */
+  private async swap(page: Page, payload: string): Promise<number | undefined> {
+    const shell = this.options.shell!;
+    const limit = this.options.renderTimeoutMs;
+    if (!this.shells.has(page)) {
+      await page.setContent(shell.document, { waitUntil: 'load', timeout: limit });
+      this.shells.add(page);
+    }
+    const height = Number(await page.evaluate(shell.swap(payload)));
+    return height >= 0 ? height : undefined;
+  }
+
+  /** Loads a page as a document of its own and waits for it to say it is ready: its height. */
+  private async load(page: Page, html: string): Promise<number> {
+    const limit = this.options.renderTimeoutMs;
+    await page.setContent(html, { waitUntil: 'load', timeout: limit });
+    await page.waitForFunction('window.__dreyReady === true', { timeout: limit });
+    // A string: the function runs in the page, where `document` exists; this file is compiled without DOM types.
+    return Number(await page.evaluate('document.documentElement.scrollHeight'));
   }
 
   private async acquire(): Promise<Page> {
@@ -239,13 +299,16 @@ export class BrowserPool {
     return handoff === 'slot' ? this.openInSlot() : handoff;
   }
 
-  /** A used page goes back after its document is wiped (timers, memory, the previous policy); else closed. */
+  /**
+   * A used page goes back: a shell as it is (the next swap replaces all it shows, and nothing of a page runs
+   * in it), any other page after its document is wiped (timers, memory, the previous policy); else closed.
+   */
   private async release(page: Page, reusable: boolean): Promise<void> {
     this.busy -= 1;
     const uses = (this.renders.get(page) ?? 0) + 1;
     this.renders.set(page, uses);
     let keep = reusable && !this.closed && uses < (this.options.rendersPerPage ?? 200);
-    if (keep) {
+    if (keep && !this.shells.has(page)) {
       keep = await page
         .goto('about:blank', { timeout: 5000 })
         .then(() => page.browser().connected && !page.isClosed())

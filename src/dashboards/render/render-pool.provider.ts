@@ -3,11 +3,13 @@ import type { JsonLogger } from '@/http/request/json-logger';
 import type { AppConfig } from '@/config/config';
 import { chromiumMissing } from '@/dashboards/render/chromium';
 import { BrowserPool } from '@/dashboards/render/browser-pool';
+import { LAYOUT_SHELL } from '@/dashboards/template/page-shell';
 
 /**
  * The PNG renderer's pool, sized from the configuration, with its metrics in the service's registry: how
  * many pages are open and busy (and the most ever open, which must stay within RENDER_PAGES), the queue,
- * render durations by outcome and browser launches (more than one means Chromium died and was relaunched).
+ * render durations by outcome, browser launches (more than one means Chromium died and was relaunched) and
+ * how pages were drawn: swapped into the layout's shell, or loaded whole (a template with scripts of its own).
  */
 export function createBrowserPool(
   config: AppConfig,
@@ -26,6 +28,12 @@ export function createBrowserPool(
     help: 'Chromium launches of the PNG renderer',
     registers: [registry],
   });
+  const drawn = new Counter({
+    name: 'drey_render_pages_drawn_total',
+    help: 'PNG dashboard pages drawn: swapped into a warm page of the layout, or loaded whole',
+    labelNames: ['by'],
+    registers: [registry],
+  });
   const missing = chromiumMissing(config.chromiumPath);
   if (missing) logger.emit('warn', missing);
   const pool = new BrowserPool(
@@ -34,11 +42,13 @@ export function createBrowserPool(
       maxPages: config.renderPages,
       maxQueued: config.renderQueue,
       renderTimeoutMs: config.renderTimeoutMs,
+      shell: LAYOUT_SHELL,
     },
     logger,
     {
       rendered: (outcome, seconds) => durations.observe({ outcome }, seconds),
       launched: () => launches.inc(),
+      drawn: (by) => drawn.inc({ by }),
     },
   );
   new Gauge({
