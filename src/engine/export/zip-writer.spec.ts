@@ -34,11 +34,15 @@ function unzipped(bytes: Buffer): Record<string, string> {
   }
 }
 
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 describe('zipParts', () => {
   it('writes small parts and a streamed part that an independent reader opens, CRCs checked', async () => {
     const lines = Array.from({ length: 20_000 }, (_, index) => `<row>${index} é 😀</row>\n`);
     async function* rows(): AsyncGenerator<Buffer> {
       for (let at = 0; at < lines.length; at += 1000) {
+        // As a file is read: each chunk after a turn of the event loop.
+        await tick();
         yield Buffer.from(lines.slice(at, at + 1000).join(''), 'utf8');
       }
     }
@@ -62,6 +66,7 @@ describe('zipParts', () => {
     async function* endless(): AsyncGenerator<Buffer> {
       try {
         for (;;) {
+          await tick();
           // Random bytes: deflate cannot shrink them, so its output grows as its input does.
           const chunk = randomBytes(64 * 1024);
           produced += chunk.length;
@@ -80,13 +85,14 @@ describe('zipParts', () => {
     // What the reader took, plus the buffers between the source and the zip's output: a few MB, not all.
     expect(produced).toBeGreaterThan(4 * 1024 * 1024);
     expect(produced).toBeLessThan(taken + 4 * 1024 * 1024);
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     expect(stopped).toBe(true);
   });
 
   it('fails with the streamed part’s error', async () => {
     async function* failing(): AsyncGenerator<Buffer> {
       yield Buffer.from('<row/>');
+      await tick();
       throw new Error('the COPY failed');
     }
     await expect(bytesOf(zipParts([{ name: 's.xml', stream: failing() }]))).rejects.toThrow(
