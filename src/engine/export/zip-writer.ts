@@ -1,15 +1,18 @@
 import { constants, crc32, createDeflateRaw, deflateRawSync } from 'node:zlib';
 
-/**
+/*
  * A zip file (PKWARE APPNOTE 6.3) made of small parts known in full and one large part streamed, written
  * as it is read: the parts of an Excel workbook.
  *
  * Our own rather than yazl's: yazl computes each entry's CRC-32 in JavaScript (buffer-crc32), which took
  * an eighth of the CPU of a 1,000,000-row Excel export on one core, and it cannot be handed a CRC. Here
- * Node's zlib does both, in native code: `crc32` (Node 20.15) and the deflating, on the thread pool. The layout is yazl's: a streamed entry has flag bit 3, its CRC
- * and sizes in a data descriptor after its data, and ZIP64 records where a size or an offset passes 4 GiB
- * (an export space may hold more than that).
+ * Node's zlib does both, in native code: `crc32` (Node 20.15) and the deflating, on the thread pool. The
+ * layout is yazl's: a streamed entry has flag bit 3, its CRC and sizes in a data descriptor after its
+ * data, and ZIP64 records where a size or an offset passes 4 GiB (an export space may hold more than
+ * that; checked once with a 16 GiB part, which Python's zipfile and Info-ZIP's unzip read and verified).
  */
+
+/** One entry of the zip: a small text, or the large part's bytes. */
 export interface ZipPart {
   name: string;
   /** A small part, deflated at once. */
