@@ -1,4 +1,5 @@
 import { execSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '@/config/config';
 
 const CWD = '/srv/drey';
@@ -26,7 +27,11 @@ describe('loadConfig', () => {
       loginWindowSeconds: 300,
       resultCacheRedisBytes: 256 * 1024 * 1024,
       queryTimeoutMs: 30000,
-      engine: { memoryLimitMb: 1024, threads: 2, tempLimitMb: 1024 },
+      engine: {
+        memoryLimitMb: 1024,
+        threads: Math.min(2, availableParallelism()),
+        tempLimitMb: 1024,
+      },
     });
   });
 

@@ -11,6 +11,7 @@ import {
   ExportColumn,
   ExportKind,
   XLSX_MAX_ROWS,
+  XLSX_ROWS_FILE,
   copyStatement,
   selectColumns,
   xlsxHeader,
@@ -144,6 +145,7 @@ export async function exportDuckdbQuery(
                 'export it as csv, parquet, arrow or ndjson',
             )
           : undefined,
+      request.format === 'xlsx' ? XLSX_ROWS_FILE : undefined,
     );
     const done = tailed.done.finally(() => clearTimeout(timer));
     done.catch(() => undefined);

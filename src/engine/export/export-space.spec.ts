@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -14,6 +15,26 @@ async function bytesOf(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** The first cell of each data row of a workbook's sheet, read by Python: how many, and whether 0, 1, 2, ... */
+function sheetNumbers(workbook: Buffer): { rows: number; inOrder: boolean } {
+  const dir = mkdtempSync(join(tmpdir(), 'drey-xlsx-'));
+  try {
+    const file = join(dir, 'f.xlsx');
+    writeFileSync(file, workbook);
+    const script = [
+      'import json, re, sys, zipfile',
+      "text = zipfile.ZipFile(sys.argv[1]).read('xl/worksheets/sheet1.xml').decode()",
+      "values = [int(v) for v in re.findall(r'<row><c><v>(\\d+)</v>', text)]",
+      "print(json.dumps({'rows': len(values), 'inOrder': values == list(range(len(values)))}))",
+    ].join('\n');
+    return JSON.parse(
+      execFileSync('/usr/bin/python3', ['-c', script, file], { encoding: 'utf8' }),
+    ) as { rows: number; inOrder: boolean };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('exports written by DuckDB into the export space', () => {
@@ -123,8 +144,32 @@ describe('exports written by DuckDB into the export space', () => {
     const written = await run('SELECT n FROM t LIMIT 1048576', 'xlsx');
     await expect(bytesOf(written.stream)).rejects.toBeInstanceOf(NotAcceptableError);
     const fits = await run('SELECT n FROM t LIMIT 1048575', 'xlsx');
-    expect((await bytesOf(fits.stream)).subarray(0, 2).toString()).toBe('PK');
+    const workbook = await bytesOf(fits.stream);
+    expect(workbook.subarray(0, 2).toString()).toBe('PK');
+    // Every row, in the source's order, across its row groups (Python's zipfile checks the CRC-32).
+    expect(sheetNumbers(workbook)).toEqual({ rows: 1048575, inOrder: true });
     expect(space.heldBytes).toBe(0);
+    // The folder DuckDB wrote the rows file in went with it.
+    expect(readdirSync(space.dir)).toEqual([]);
+  });
+
+  it('writes an Excel sheet with one thread in order, not with the writer that holds row groups', async () => {
+    const statement = copyStatement(
+      'SELECT n FROM t',
+      [{ name: 'n', kind: 'number' }],
+      'xlsx',
+      join(space.dir, 'plan.xlsx'),
+    );
+    const connection = await instance.connect();
+    try {
+      const plan = (await connection.runAndReadAll(`EXPLAIN ${statement}`)).getRowsJS();
+      const text = plan.map((row) => row.map(String).join('\n')).join('\n');
+      expect(text).toContain('COPY_TO_FILE');
+      expect(text).not.toContain('BATCH_COPY_TO_FILE');
+    } finally {
+      connection.closeSync();
+    }
+    expect(readdirSync(space.dir)).toEqual([]);
   });
 
   it('writes Excel cells as XML: text escaped, control characters dropped, NULL an empty cell', async () => {
@@ -133,17 +178,31 @@ describe('exports written by DuckDB into the export space', () => {
       { name: 'n', kind: 'float' as const },
       { name: 'd', kind: 'date' as const },
       { name: 'b', kind: 'boolean' as const },
+      { name: 'padded', kind: 'other' as const },
+      { name: 'ts', kind: 'timestamp' as const },
+      { name: 'x', kind: 'decimal' as const },
     ];
-    const source = `SELECT 'a<b & "c"' || chr(10) || chr(1) || '>' AS s, 'inf'::DOUBLE AS n, DATE '2024-03-01' AS d, NULL::BOOLEAN AS b`;
+    const source =
+      `SELECT 'a<b & "c"' || chr(10) || chr(1) || chr(0) || chr(31) || chr(9) || '>é' AS s, 'inf'::DOUBLE AS n, ` +
+      `DATE '2024-03-01' AS d, NULL::BOOLEAN AS b, ' x' AS padded, TIMESTAMP '2024-03-01 12:00:00' AS ts, ` +
+      `-1.50::DECIMAL(4, 2) AS x UNION ALL ` +
+      `SELECT NULL, 2.5, NULL, true, 'y' || chr(10), NULL, NULL UNION ALL ` +
+      `SELECT '', 0.0, NULL, false, '', NULL, NULL`;
     const statement = copyStatement(source, columns, 'xlsx', '/unused');
     const select = /^COPY \((.*)\) TO /s.exec(statement)?.[1] ?? '';
     const connection = await instance.connect();
     try {
       const reader = await connection.runAndReadAll(select);
-      expect(reader.getRowsJS()[0][0]).toBe(
-        "<row><c t='inlineStr'><is><t xml:space='preserve'>a&lt;b &amp; &quot;c&quot;&#10;&gt;</t></is></c>" +
-          "<c/><c s='1'><v>45352</v></c><c/></row>",
-      );
+      // xml:space only on text that begins or ends with white space (or is empty), which Excel would trim.
+      expect(reader.getRowsJS().map((row) => row[0])).toEqual([
+        "<row><c t='inlineStr'><is><t>a&lt;b &amp; &quot;c&quot;&#10;\t&gt;é</t></is></c>" +
+          "<c/><c s='1'><v>45352</v></c><c/><c t='inlineStr'><is><t xml:space='preserve'> x</t></is></c>" +
+          "<c s='2'><v>45352.5</v></c><c><v>-1.50</v></c></row>",
+        "<row><c/><c><v>2.5</v></c><c/><c t='b'><v>1</v></c>" +
+          "<c t='inlineStr'><is><t xml:space='preserve'>y&#10;</t></is></c><c/><c/></row>",
+        "<row><c t='inlineStr'><is><t xml:space='preserve'></t></is></c><c><v>0.0</v></c><c/>" +
+          "<c t='b'><v>0</v></c><c t='inlineStr'><is><t xml:space='preserve'></t></is></c><c/><c/></row>",
+      ]);
     } finally {
       connection.closeSync();
     }

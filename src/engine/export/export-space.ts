@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { FileHandle, open, stat, unlink } from 'node:fs/promises';
+import { FileHandle, open, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -83,18 +83,25 @@ export class ExportSpace {
    * request's file) and reads the file as it is written. `stop` interrupts the writer: when the space
    * runs out, or when the reader is destroyed before the writer is done (the client went away).
    * `check` may refuse what the writer returned (a row count past a format's limit): the stream then
-   * fails instead of ending.
+   * fails instead of ending. `inside`: the writer makes `path` a folder and writes the file of that name
+   * in it (DuckDB's COPY with FILE_SIZE_BYTES); the folder goes with the file.
    */
   async tail<T>(
     ext: string,
     write: (path: string) => Promise<T>,
     stop: () => void,
     check: (result: T) => Error | undefined = () => undefined,
+    inside?: string,
   ): Promise<TailedFile<T>> {
-    const path = join(this.dir, `${randomUUID()}.${ext}`);
+    const target = join(this.dir, `${randomUUID()}.${ext}`);
+    const path = inside === undefined ? target : join(target, inside);
+    const remove = async (): Promise<void> => {
+      await unlink(path).catch(() => undefined);
+      if (inside !== undefined) await rm(target, { recursive: true, force: true });
+    };
     let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
     let full = false;
-    const writing = write(path).then(
+    const writing = write(target).then(
       (value) => {
         outcome = { ok: true, value };
       },
@@ -134,10 +141,10 @@ export class ExportSpace {
     } catch (error) {
       release();
       await writing;
-      await unlink(path).catch(() => undefined);
+      await remove();
       throw error;
     }
-    await unlink(path).catch(() => undefined);
+    await remove();
     const file = handle;
     const done = writing.then(() => {
       const result = settled();

@@ -29,6 +29,13 @@ export const EXTENSIONS: Record<ExportFormat, string> = {
  */
 export const XLSX_MAX_ROWS = 1_048_575;
 
+/**
+ * The file DuckDB writes an Excel sheet's rows to, inside the folder its `COPY` is given: the statement sets
+ * FILE_SIZE_BYTES (see {@link copyStatement}), which makes the target a folder of files `data_<i>.csv`, and
+ * sets it past any export space, so there is only the first.
+ */
+export const XLSX_ROWS_FILE = 'data_0.csv';
+
 /** The columns an export writes: `select` in its order (each must exist), or all of them. */
 export function selectColumns(
   columns: readonly ExportColumn[],
@@ -55,7 +62,16 @@ function timestampText(column: ExportColumn): string {
   return name;
 }
 
-/** XML text: escaped, without the control characters XML 1.0 forbids. */
+/** The control characters XML 1.0 forbids (all below U+0020 but tab, line feed and carriage return). */
+const FORBIDDEN = Array.from({ length: 32 }, (_, code) => code)
+  .filter((code) => code !== 9 && code !== 10 && code !== 13)
+  .map((code) => `chr(${code})`)
+  .join(' || ');
+
+/**
+ * XML text: escaped, without the control characters XML 1.0 forbids. `translate` drops those in one pass
+ * where `regexp_replace` took a fifth of the SQL's time (1,000,000 rows, three text columns).
+ */
 function xmlText(expression: string): string {
   const escaped = [
     ['&', '&amp;'],
@@ -68,39 +84,53 @@ function xmlText(expression: string): string {
     (sql, [from, to]) => `replace(${sql}, ${quoteString(from)}, ${quoteString(to)})`,
     expression,
   );
-  return `regexp_replace(${escaped}, '[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F]', '', 'g')`;
+  return `translate(${escaped}, ${FORBIDDEN}, '')`;
 }
 
 /**
- * One cell of a worksheet row (SpreadsheetML, ECMA-376 part 1 §18.3.1.4), as SQL: numbers as numbers,
- * booleans as booleans, dates and timestamps as Excel serial numbers in the date styles of
- * {@link XLSX_STYLES}, the rest as inline text. A NULL is an empty cell, so the cells after it keep their
- * column. Attributes are single-quoted, which keeps the SQL's string literals short.
+ * One cell of a worksheet row (SpreadsheetML, ECMA-376 part 1 §18.3.1.4), as the SQL arguments of the
+ * row's `concat`: numbers as numbers, booleans as booleans, dates and timestamps as Excel serial numbers
+ * in the date styles of {@link XLSX_STYLES}, the rest as inline text. A NULL is an empty cell, so the
+ * cells after it keep their column. Attributes are single-quoted, which keeps the SQL's string literals
+ * short. The pieces are arguments of one `concat` for the whole row rather than `||` per piece: DuckDB
+ * then builds each row's string once instead of once per piece (a third less time for the same bytes).
  */
-function xlsxCell(column: ExportColumn): string {
+function xlsxCell(column: ExportColumn): string[] {
   const name = quoteIdentifier(column.name);
-  const cell = (() => {
+  const [open, ...rest] = ((): string[] => {
     switch (column.kind) {
       case 'number':
       case 'decimal':
       case 'float':
-        return `'<c><v>' || CAST(${name} AS VARCHAR) || '</v></c>'`;
+        return ['<c><v>', `CAST(${name} AS VARCHAR)`, '</v></c>'];
       case 'boolean':
-        return `'<c t=''b''><v>' || CAST(CAST(${name} AS INTEGER) AS VARCHAR) || '</v></c>'`;
+        return ["<c t='b'><v>", `CASE WHEN ${name} THEN '1' ELSE '0' END`, '</v></c>'];
       case 'date':
-        return `'<c s=''1''><v>' || CAST(${name} - DATE '1899-12-30' AS VARCHAR) || '</v></c>'`;
+        return ["<c s='1'><v>", `CAST(${name} - DATE '1899-12-30' AS VARCHAR)`, '</v></c>'];
       case 'timestamp':
       case 'instant':
-        return `'<c s=''2''><v>' || CAST(epoch_us(${name}) / 86400000000.0 + 25569 AS VARCHAR) || '</v></c>'`;
-      case 'other':
-        return `'<c t=''inlineStr''><is><t xml:space=''preserve''>' || ${xmlText(
-          `left(CAST(${name} AS VARCHAR), 32767)`,
-        )} || '</t></is></c>'`;
+        return [
+          "<c s='2'><v>",
+          `CAST(epoch_us(${name}) / 86400000000.0 + 25569 AS VARCHAR)`,
+          '</v></c>',
+        ];
+      case 'other': {
+        const text = `left(CAST(${name} AS VARCHAR), 32767)`;
+        // xml:space only where it matters (text beginning or ending with white space, which Excel would
+        // trim without it): a fifth of a typical row's bytes less to write and to deflate.
+        const space = `CASE WHEN ascii(${text}) > 32 AND ascii(right(${text}, 1)) > 32 THEN '>' ELSE ' xml:space=''preserve''>' END`;
+        return ["<c t='inlineStr'><is><t", space, xmlText(text), '</t></is></c>'];
+      }
     }
   })();
   // A non-finite double has no cell form: empty, like NULL.
-  const finite = column.kind === 'float' ? `CASE WHEN isfinite(${name}) THEN ${cell} END` : cell;
-  return `coalesce(${finite}, '<c/>')`;
+  const empty =
+    column.kind === 'float' ? `${name} IS NULL OR NOT isfinite(${name})` : `${name} IS NULL`;
+  const close = quoteString(rest.pop() ?? '');
+  return [
+    `CASE WHEN ${empty} THEN '<c/>' ELSE ${quoteString(open ?? '')} END`,
+    ...[...rest, close].map((piece) => `CASE WHEN ${empty} THEN NULL ELSE ${piece} END`),
+  ];
 }
 
 /** The header row of a worksheet, in XML. */
@@ -144,11 +174,15 @@ export function copyStatement(
     case 'parquet':
       return `COPY (SELECT ${columns.map((c) => quoteIdentifier(c.name)).join(', ')} ${from}) TO ${target} (FORMAT parquet)`;
     case 'xlsx': {
-      const row = `'<row>' || ${columns.map(xlsxCell).join(' || ') || "''"} || '</row>'`;
+      const row = `concat(${["'<row>'", ...columns.flatMap(xlsxCell), "'</row>'"].join(', ')})`;
       // One column, never holding the delimiter (a control character, removed from text) or a line break
       // (escaped): DuckDB writes each row as it is. Without a quote character the writer does not look
       // for one: half the time of the default for the same bytes (1,000,000 rows, 320 MB).
-      return `COPY (SELECT ${row} AS r ${from} LIMIT ${XLSX_MAX_ROWS + 1}) TO ${target} (FORMAT csv, HEADER false, DELIM '\x01', QUOTE '', ESCAPE '', NEW_LINE '\n')`;
+      // FILE_SIZE_BYTES, which DuckDB's order-keeping parallel writer does not support, makes it write the
+      // rows in order with one thread as they come: that writer held whole row groups of XML that finished
+      // out of order (330 MB against 100 MB for 1,000,000 rows, 2 threads on one core). 2^50 bytes is
+      // more than any export space (ENGINE_EXPORT_LIMIT_MB is at most 10 TiB): one file, XLSX_ROWS_FILE.
+      return `COPY (SELECT ${row} AS r ${from} LIMIT ${XLSX_MAX_ROWS + 1}) TO ${target} (FORMAT csv, HEADER false, DELIM '\x01', QUOTE '', ESCAPE '', NEW_LINE '\n', FILE_SIZE_BYTES ${2 ** 50})`;
     }
   }
 }

@@ -1,43 +1,40 @@
 import { Readable } from 'node:stream';
-import { ZipFile } from 'yazl';
+import { zipParts } from '@/engine/export/zip-writer';
 
 /**
  * An Excel workbook (Office Open XML, ECMA-376) of one worksheet, streamed: the worksheet's rows come from
- * a file DuckDB wrote (export-sql.ts writes each row's XML in SQL, at the engine's speed), and yazl, a
- * maintained streaming zip writer, packs them as they are read. A JavaScript workbook library builds every
- * cell as an object: ExcelJS 4.4's streaming writer made 41,000 six-column rows/s here, a seventh of the
- * 300,000 rows/s asked of exports. Rows and cells carry no `r` reference, which ECMA-376 makes optional
- * (§18.3.1.73, §18.3.1.4): Excel, LibreOffice and openpyxl count them; DuckDB could not number the rows
- * of an ordered statement without a window that may reorder them. Deflate level 1 for the worksheet,
- * which is most of the bytes.
+ * a file DuckDB wrote (export-sql.ts writes each row's XML in SQL, at the engine's speed), and
+ * {@link zipParts} deflates them as they are read, pulled by the reply (back-pressure: nothing is read
+ * ahead of what the client takes). A JavaScript workbook library builds every cell as an object: ExcelJS
+ * 4.4's streaming writer made 41,000 six-column rows/s here, a seventh of the 300,000 rows/s asked of
+ * exports. Rows and cells carry no `r` reference, which ECMA-376 makes optional (§18.3.1.73, §18.3.1.4):
+ * Excel, LibreOffice and openpyxl count them; DuckDB could not number the rows of an ordered statement
+ * without a window that may reorder them.
  */
 export function xlsxWorkbook(sheetName: string, header: string, rows: Readable): Readable {
-  const zip = new ZipFile();
-  const add = (name: string, text: string): void =>
-    zip.addBuffer(Buffer.from(text, 'utf8'), name, { compressionLevel: 6 });
-  add('[Content_Types].xml', CONTENT_TYPES);
-  add('_rels/.rels', ROOT_RELS);
-  add('xl/workbook.xml', workbook(sheetName));
-  add('xl/_rels/workbook.xml.rels', WORKBOOK_RELS);
-  add('xl/styles.xml', XLSX_STYLES);
   async function* sheet(): AsyncGenerator<Buffer> {
-    yield Buffer.from(`${XML}<worksheet xmlns="${MAIN}"><sheetData>${header}`, 'utf8');
-    for await (const chunk of rows) yield chunk as Buffer;
-    yield Buffer.from('</sheetData></worksheet>', 'utf8');
+    try {
+      yield Buffer.from(`${XML}<worksheet xmlns="${MAIN}"><sheetData>${header}`, 'utf8');
+      for await (const chunk of rows) yield chunk as Buffer;
+      yield Buffer.from('</sheetData></worksheet>', 'utf8');
+    } finally {
+      // Read to the end, failed, or the reader gone: the rows file is closed (its COPY stopped if running).
+      rows.destroy();
+    }
   }
-  const source = Readable.from(sheet(), { objectMode: false });
-  zip.addReadStream(source, 'xl/worksheets/sheet1.xml', { compressionLevel: 1 });
-  zip.end();
-  const output = zip.outputStream as Readable;
-  // The reply reads the output: a failure of the rows (a refused or stopped export) or of the zip file ends
-  // it with that error. yazl listens to neither.
-  source.on('error', (error: Error) => output.destroy(error));
-  zip.on('error', (error: Error) => output.destroy(error));
-  // A reader gone (the client disconnected) stops the rows file being read.
-  output.once('close', () => {
-    source.destroy();
-    rows.destroy();
-  });
+  const output = Readable.from(
+    zipParts([
+      { name: '[Content_Types].xml', text: CONTENT_TYPES },
+      { name: '_rels/.rels', text: ROOT_RELS },
+      { name: 'xl/workbook.xml', text: workbook(sheetName) },
+      { name: 'xl/_rels/workbook.xml.rels', text: WORKBOOK_RELS },
+      { name: 'xl/styles.xml', text: XLSX_STYLES },
+      { name: 'xl/worksheets/sheet1.xml', stream: sheet() },
+    ]),
+    { objectMode: false, highWaterMark: 256 * 1024 },
+  );
+  // A reader gone before the sheet was reached: the rows file is closed all the same.
+  output.once('close', () => rows.destroy());
   return output;
 }
 
