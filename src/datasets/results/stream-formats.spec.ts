@@ -78,6 +78,21 @@ describe('chooseFormat', () => {
   });
 });
 
+describe('chooseFormat, given a huge x_format', () => {
+  it('echoes the start of it only: a 406 body stays small whatever was sent', () => {
+    const sent = 'x'.repeat(100_000);
+    let message = '';
+    try {
+      chooseFormat(sent, 'json');
+    } catch (error) {
+      expect(error).toBeInstanceOf(NotAcceptableError);
+      message = (error as Error).message;
+    }
+    expect(message).toContain('(100000 characters)');
+    expect(message.length).toBeLessThan(500);
+  });
+});
+
 describe('csvLine', () => {
   it('quotes only what needs it, doubling quotes, and leaves NULL empty', () => {
     expect(csvLine(['plain', 'a,b', 'say "hi"', 'two\nlines', null, 3.5, true, ''])).toBe(

@@ -1,3 +1,4 @@
+import { shown } from '@/core/parameters/raw-values';
 import { NotAcceptableError } from '@/core/errors';
 import { EXPORT_MEDIA_TYPES, FORMATS, ResultFormat } from '@/core/result-builtins';
 import { mediaType } from '@/http/input/media-type';
@@ -77,7 +78,7 @@ export function chooseFormat(
       return { format: value as ResultFormat, named: true };
     }
     throw new NotAcceptableError(
-      `x_format ${JSON.stringify(value)} is not served here; results are served as ${SERVED}`,
+      `x_format ${shown(value)} is not served here; results are served as ${SERVED}`,
     );
   }
   if (accepted === undefined) {
