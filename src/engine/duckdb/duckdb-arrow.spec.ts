@@ -32,7 +32,8 @@ async function exported(sql: string): Promise<{ table: Table; batchRows: number[
 describe('arrowStream', () => {
   it('gathers chunks into batches and keeps every value, NULL and type across their seams', async () => {
     // The filter leaves chunks of DuckDB's short of 2,048 rows, so batches join chunks in the middle
-    // of a byte of their validity bitmaps; NULLs start in the second batch for `late`.
+    // of a byte of their validity bitmaps; NULLs start in the second batch for `late` and end in the
+    // first for `early` (the buffers of a batch serve the next one).
     const { table, batchRows, rows } = await exported(`
       SELECT i,
         CASE WHEN i % 7 = 3 THEN NULL ELSE i * 3 END::INTEGER AS n,
@@ -40,6 +41,7 @@ describe('arrowStream', () => {
           ELSE 'a text longer than twelve bytes ' || i END AS s,
         CASE WHEN i % 13 = 0 THEN NULL ELSE i % 2 = 0 END AS b,
         CASE WHEN i > 100000 AND i % 17 = 0 THEN NULL ELSE (i / 4)::DECIMAL(12, 2) END AS late,
+        CASE WHEN i < 50000 AND i % 9 = 0 THEN NULL ELSE -i END::BIGINT AS early,
         DATE '2024-01-01' + (i % 400)::INTEGER AS day,
         TIMESTAMP '2024-01-01' + to_microseconds(i) AS ts
       FROM range(200000) t(i) WHERE i % 3 <> 1`);
@@ -49,10 +51,19 @@ describe('arrowStream', () => {
     expect(batchRows.length).toBeGreaterThan(1);
     expect(Math.max(...batchRows)).toBeLessThanOrEqual(ARROW_BATCH_ROWS);
     const column = (name: string) => table.getChild(name)!;
-    const [id, n, s, b, late, day, ts] = ['i', 'n', 's', 'b', 'late', 'day', 'ts'].map(column);
+    const [id, n, s, b, late, early, day, ts] = [
+      'i',
+      'n',
+      's',
+      'b',
+      'late',
+      'early',
+      'day',
+      'ts',
+    ].map(column);
     const wrong: string[] = [];
     expected.forEach((i, row) => {
-      const got = [id.get(row), n.get(row), s.get(row), b.get(row), late.get(row)];
+      const got = [id.get(row), n.get(row), s.get(row), b.get(row), late.get(row), early.get(row)];
       const want = [
         BigInt(i),
         i % 7 === 3 ? null : i * 3,
@@ -65,6 +76,7 @@ describe('arrowStream', () => {
               : `a text longer than twelve bytes ${i}`,
         i % 13 === 0 ? null : i % 2 === 0,
         i > 100000 && i % 17 === 0 ? null : Math.round((i / 4) * 100) / 100,
+        i < 50000 && i % 9 === 0 ? null : BigInt(-i),
       ];
       // apache-arrow reads a date and a timestamp as milliseconds since 1970.
       const days = i % 400;
