@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '@/config/config';
 
 const CWD = '/srv/drey';
@@ -25,7 +26,7 @@ describe('loadConfig', () => {
       loginWindowSeconds: 300,
       resultCacheRedisBytes: 256 * 1024 * 1024,
       queryTimeoutMs: 30000,
-      engine: { memoryLimitMb: 1024, threads: 2, tempLimitMb: 1024 },
+      engine: { memoryLimitMb: 1024, threads: availableParallelism(), tempLimitMb: 1024 },
     });
   });
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '@/config/config-error';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
@@ -263,7 +264,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30000, 100, 3_600_000),
     engine: {
       memoryLimitMb: integer(env, 'ENGINE_MEMORY_LIMIT_MB', 1024, 64, 1_048_576),
-      threads: integer(env, 'ENGINE_THREADS', 2, 1, 256),
+      threads: integer(env, 'ENGINE_THREADS', availableParallelism(), 1, 256),
       tempLimitMb: integer(env, 'ENGINE_TEMP_LIMIT_MB', 1024, 0, 10_485_760),
       exportLimitMb: integer(env, 'ENGINE_EXPORT_LIMIT_MB', 2048, 1, 10_485_760),
     },

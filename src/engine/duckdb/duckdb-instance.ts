@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteString } from '@/engine/sql-text';
 
@@ -5,7 +6,7 @@ import { quoteString } from '@/engine/sql-text';
 export interface EngineLimits {
   /** `memory_limit`, in MB (MiB); a query that needs more fails with an "Out of Memory Error". */
   memoryLimitMb: number;
-  /** Threads a query runs on. */
+  /** Threads a query runs on: by default one per CPU the process may run on ({@link defaultThreads}). */
   threads: number;
   /** `max_temp_directory_size`, in MB: what a query may spill to disk beyond memory; 0 spills nothing. */
   tempLimitMb: number;
@@ -13,11 +14,23 @@ export interface EngineLimits {
   exportLimitMb: number;
 }
 
-/** For a 2-core machine: the defaults of `ENGINE_MEMORY_LIMIT_MB`, `ENGINE_THREADS`, `ENGINE_TEMP_LIMIT_MB`,
+/**
+ * DuckDB's threads by default: one per CPU this process may run on (`os.availableParallelism()`, which
+ * heeds the CPU affinity a `taskset` or a container's cpuset gives), where DuckDB's own default counts
+ * the machine's cores. A thread beyond the CPUs only waits its turn, and each thread of a `COPY` keeps
+ * its own buffers: a 1,000,000-row export by DuckDB alone, pinned to one CPU, 2 threads against 1 (peak
+ * resident MB, rows/s): csv 199 / 97 MB at 1.80 / 1.75 M, json 349 / 102 MB at 1.02 / 0.64 M (again:
+ * 358 / 104 at 0.88 / 1.16 M, 321 / 104 at 0.75 / 0.86 M), parquet 209 / 131 MB at 1.45 / 1.57 M.
+ */
+export function defaultThreads(): number {
+  return availableParallelism();
+}
+
+/** The defaults of `ENGINE_MEMORY_LIMIT_MB`, `ENGINE_THREADS`, `ENGINE_TEMP_LIMIT_MB`,
  * `ENGINE_EXPORT_LIMIT_MB`. */
 export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
   memoryLimitMb: 1024,
-  threads: 2,
+  threads: defaultThreads(),
   tempLimitMb: 1024,
   exportLimitMb: 2048,
 };
