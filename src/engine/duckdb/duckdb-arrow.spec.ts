@@ -104,6 +104,32 @@ describe('arrowStream', () => {
     expect(table.getChild('s')!.get(5999)).toBe(`${'x'.repeat(10000)}5999`);
   });
 
+  it('stops reading from DuckDB and frees the connection when the reader goes away', async () => {
+    const connection = await instance.connect();
+    let finished!: (rows: number) => void;
+    const done = new Promise<number>((resolve) => (finished = resolve));
+    const stream = arrowStream(
+      connection,
+      'SELECT i, i::VARCHAR AS s FROM range(5000000) t(i)',
+      [],
+      [],
+      30_000,
+      (rows) => {
+        connection.closeSync();
+        finished(rows);
+      },
+    );
+    let bytes = 0;
+    for await (const chunk of stream) {
+      bytes += (chunk as Buffer).length;
+      break;
+    }
+    expect(bytes).toBeGreaterThan(0);
+    const rows = await done;
+    expect(rows).toBeGreaterThan(0);
+    expect(rows).toBeLessThan(5_000_000);
+  });
+
   it('sends the schema of a result without rows', async () => {
     const { table, rows } = await exported(`SELECT 1 AS a, 'x' AS b WHERE false`);
     expect(rows).toBe(0);
