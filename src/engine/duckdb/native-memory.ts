@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-type Collect = (options: { type: 'major'; execution: 'async' }) => void;
+type Collect = (options: { type: 'major' | 'minor'; execution: 'async' | 'sync' }) => void;
 
 let collect: Collect | undefined;
 
@@ -16,11 +16,28 @@ let collect: Collect | undefined;
  * is on, so the process's own global scope does not change.
  */
 export function collectNativeChunks(): void {
+  gc().call(undefined, { type: 'major', execution: 'async' });
+}
+
+/**
+ * A young-generation collection (a scavenge): enough for chunks that were let go of as soon as their
+ * values were copied, which are still young then. It frees their native memory as well as a full
+ * collection does at a fraction of the cost: 4 × 1,000,000 rows fetched and dropped at once, a collection
+ * every 64 chunks, one core: none 417 MB peak and 291 ms of CPU, scavenges 116 MB and 172 ms, full
+ * collections 115 MB and 390 ms (the full ones also mark the server's whole heap, some 60 MB, each time).
+ * A chunk kept longer (a slow reader of {@link RowBatch}es) may have moved to the old generation and needs
+ * {@link collectNativeChunks}.
+ */
+export function collectYoungChunks(): void {
+  gc().call(undefined, { type: 'minor', execution: 'sync' });
+}
+
+function gc(): Collect {
   if (!collect) {
     setFlagsFromString('--expose-gc');
     collect = runInNewContext('gc') as Collect;
   }
-  collect({ type: 'major', execution: 'async' });
+  return collect;
 }
 
 /** Chunks of up to 2,048 rows read between two collections: about 16 MB of native memory at most. */

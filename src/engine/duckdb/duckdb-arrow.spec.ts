@@ -1,0 +1,139 @@
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { RecordBatchReader, Table } from 'apache-arrow';
+import {
+  ARROW_BATCH_ROWS,
+  ARROW_BATCH_TEXT_BYTES,
+  arrowStream,
+} from '@/engine/duckdb/duckdb-arrow';
+
+let instance: DuckDBInstance;
+
+beforeAll(async () => {
+  instance = await DuckDBInstance.create(':memory:');
+});
+
+afterAll(() => instance.closeSync());
+
+/** The stream's bytes read back by apache-arrow, with the rows `done` was told. */
+async function exported(sql: string): Promise<{ table: Table; batchRows: number[]; rows: number }> {
+  const connection: DuckDBConnection = await instance.connect();
+  let rows = -1;
+  const stream = arrowStream(connection, sql, [], [], 30_000, (sent) => {
+    rows = sent;
+    connection.closeSync();
+  });
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  const reader = RecordBatchReader.from(Buffer.concat(chunks));
+  const batches = [...reader];
+  return { table: new Table(batches), batchRows: batches.map((batch) => batch.numRows), rows };
+}
+
+describe('arrowStream', () => {
+  it('gathers chunks into batches and keeps every value, NULL and type across their seams', async () => {
+    // The filter leaves chunks of DuckDB's short of 2,048 rows, so batches join chunks in the middle
+    // of a byte of their validity bitmaps; NULLs start in the second batch for `late` and end in the
+    // first for `early` (the buffers of a batch serve the next one).
+    const { table, batchRows, rows } = await exported(`
+      SELECT i,
+        CASE WHEN i % 7 = 3 THEN NULL ELSE i * 3 END::INTEGER AS n,
+        CASE WHEN i % 11 = 0 THEN NULL WHEN i % 5 = 0 THEN '' WHEN i % 2 = 0 THEN 'short' || i
+          ELSE 'a text longer than twelve bytes ' || i END AS s,
+        CASE WHEN i % 13 = 0 THEN NULL ELSE i % 2 = 0 END AS b,
+        CASE WHEN i > 100000 AND i % 17 = 0 THEN NULL ELSE (i / 4)::DECIMAL(12, 2) END AS late,
+        CASE WHEN i < 50000 AND i % 9 = 0 THEN NULL ELSE -i END::BIGINT AS early,
+        DATE '2024-01-01' + (i % 400)::INTEGER AS day,
+        TIMESTAMP '2024-01-01' + to_microseconds(i) AS ts
+      FROM range(200000) t(i) WHERE i % 3 <> 1`);
+    const expected = Array.from({ length: 200000 }, (_, i) => i).filter((i) => i % 3 !== 1);
+    expect(rows).toBe(expected.length);
+    expect(table.numRows).toBe(expected.length);
+    expect(batchRows.length).toBeGreaterThan(1);
+    expect(Math.max(...batchRows)).toBeLessThanOrEqual(ARROW_BATCH_ROWS);
+    const column = (name: string) => table.getChild(name)!;
+    const [id, n, s, b, late, early, day, ts] = [
+      'i',
+      'n',
+      's',
+      'b',
+      'late',
+      'early',
+      'day',
+      'ts',
+    ].map(column);
+    const wrong: string[] = [];
+    expected.forEach((i, row) => {
+      const got = [id.get(row), n.get(row), s.get(row), b.get(row), late.get(row), early.get(row)];
+      const want = [
+        BigInt(i),
+        i % 7 === 3 ? null : i * 3,
+        i % 11 === 0
+          ? null
+          : i % 5 === 0
+            ? ''
+            : i % 2 === 0
+              ? `short${i}`
+              : `a text longer than twelve bytes ${i}`,
+        i % 13 === 0 ? null : i % 2 === 0,
+        i > 100000 && i % 17 === 0 ? null : Math.round((i / 4) * 100) / 100,
+        i < 50000 && i % 9 === 0 ? null : BigInt(-i),
+      ];
+      // apache-arrow reads a date and a timestamp as milliseconds since 1970.
+      const days = i % 400;
+      if (day.get(row) !== Date.UTC(2024, 0, 1 + days)) wrong.push(`day at ${i}`);
+      if (Number(ts.get(row)) !== Date.UTC(2024, 0, 1) + i / 1000) wrong.push(`ts at ${i}`);
+      got.forEach((value, index) => {
+        if (value !== want[index]) wrong.push(`${index} at ${i}: ${String(value)}`);
+      });
+    });
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(table.getChild('late')!.nullCount).toBe(
+      expected.filter((i) => i > 100000 && i % 17 === 0).length,
+    );
+  });
+
+  it('sends a batch early once its text reaches the bound', async () => {
+    const { table, batchRows } = await exported(
+      `SELECT repeat('x', 10000) || i AS s FROM range(6000) t(i)`,
+    );
+    expect(table.numRows).toBe(6000);
+    // 16 MiB of text is about 1,700 rows of 10 KB: a chunk's 2,048 rows each pass the bound.
+    const rowsAtBound = Math.ceil(ARROW_BATCH_TEXT_BYTES / 10_000);
+    expect(batchRows.length).toBeGreaterThanOrEqual(Math.floor(6000 / (rowsAtBound + 2048)));
+    expect(Math.max(...batchRows)).toBeLessThan(rowsAtBound + 2048);
+    expect(table.getChild('s')!.get(5999)).toBe(`${'x'.repeat(10000)}5999`);
+  });
+
+  it('stops reading from DuckDB and frees the connection when the reader goes away', async () => {
+    const connection = await instance.connect();
+    let finished!: (rows: number) => void;
+    const done = new Promise<number>((resolve) => (finished = resolve));
+    const stream = arrowStream(
+      connection,
+      'SELECT i, i::VARCHAR AS s FROM range(5000000) t(i)',
+      [],
+      [],
+      30_000,
+      (rows) => {
+        connection.closeSync();
+        finished(rows);
+      },
+    );
+    let bytes = 0;
+    for await (const chunk of stream) {
+      bytes += (chunk as Buffer).length;
+      break;
+    }
+    expect(bytes).toBeGreaterThan(0);
+    const rows = await done;
+    expect(rows).toBeGreaterThan(0);
+    expect(rows).toBeLessThan(5_000_000);
+  });
+
+  it('sends the schema of a result without rows', async () => {
+    const { table, rows } = await exported(`SELECT 1 AS a, 'x' AS b WHERE false`);
+    expect(rows).toBe(0);
+    expect(table.numRows).toBe(0);
+    expect(table.schema.fields.map((field) => field.name)).toEqual(['a', 'b']);
+  });
+});
