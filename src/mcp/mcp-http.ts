@@ -1,0 +1,40 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { APP_CONFIG, AppConfig } from '@/config/config';
+import type { Caller } from '@/core/caller';
+import { ForbiddenError } from '@/core/errors';
+import { McpService } from '@/mcp/mcp.service';
+import { originAllowed } from '@/mcp/mcp-origin';
+
+/**
+ * The MCP server's Streamable HTTP face, behind McpController: the request has been through the
+ * application's middleware (request id, log line, metrics, body limits, JSON depth) and its guards (the
+ * caller: a Drey token, an OIDC token, trusted headers or nobody); here its `Origin` is checked and it is
+ * handed to the SDK's handler with its parsed body and the caller.
+ */
+@Injectable()
+export class McpHttp {
+  private readonly node: ReturnType<typeof toNodeHandler>;
+
+  constructor(
+    mcp: McpService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.node = toNodeHandler(mcp.handler);
+  }
+
+  async serve(caller: Caller, request: Request, response: Response): Promise<void> {
+    const origin = request.headers.origin;
+    if (!originAllowed(origin, request.headers.host, this.config.corsOrigins)) {
+      throw new ForbiddenError(
+        `The Origin ${origin ?? ''} may not call the MCP server: only the service's own origin or CORS_ORIGINS`,
+      );
+    }
+    const node = request as Request & { auth?: AuthInfo };
+    node.auth = McpService.authInfo(caller);
+    // Express' JSON parser has read the body (within BODY_LIMIT_BYTES and the JSON depth bound).
+    await this.node(node, response, request.body as unknown);
+  }
+}

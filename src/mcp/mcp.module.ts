@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { AdminModule } from '@/admin/admin.module';
+import { AuditModule } from '@/audit/audit.module';
+import { CatalogModule } from '@/catalog/catalog.module';
+import { DashboardsModule } from '@/dashboards/dashboards.module';
+import { DatasetsModule } from '@/datasets/datasets.module';
+import { MetricsModule } from '@/metrics/metrics.module';
+import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { McpController } from '@/mcp/mcp.controller';
+import { McpHttp } from '@/mcp/mcp-http';
+import { McpService } from '@/mcp/mcp.service';
+import { McpTools } from '@/mcp/mcp-tools';
+
+/** The MCP server: the same services as the HTTP endpoints, as tools. */
+@Module({
+  imports: [
+    AdminModule,
+    AuditModule,
+    CatalogModule,
+    DashboardsModule,
+    DatasetsModule,
+    MetricsModule,
+    ParametersModule,
+  ],
+  controllers: [McpController],
+  providers: [McpTools, McpService, McpHttp],
+  exports: [McpService],
+})
+export class McpModule {}
