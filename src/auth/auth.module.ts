@@ -12,6 +12,7 @@ import { LoginGuard } from '@/auth/login.guard';
 import { LoginLimiter } from '@/auth/login-limiter';
 import { SsoService } from '@/auth/sso/sso.service';
 import { TokensService } from '@/auth/tokens.service';
+import { TokenCaller } from '@/auth/token-caller';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { UsersModule } from '@/users/users.module';
 
@@ -40,7 +41,9 @@ import { UsersModule } from '@/users/users.module';
     LoginGuard,
     // A global guard, registered with the others in AppModule, in the order they run.
     BearerAuthGuard,
+    TokenCaller,
   ],
-  exports: [BearerAuthGuard],
+  // TokenCaller: `drey mcp` signs in with a token outside HTTP.
+  exports: [BearerAuthGuard, TokenCaller],
 })
 export class AuthModule {}

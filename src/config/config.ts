@@ -42,6 +42,8 @@ export interface AppConfig {
   adminPassword?: string;
   tokenExpireMinutes: number;
   maxResultRows: number;
+  /** The token `drey mcp` signs in with (DREY_TOKEN): a named token of the service's users. */
+  mcpToken?: string;
   /** Rows a tool of the MCP server answers when it is not told (`limit`), and the most it answers. */
   mcpRows: { default: number; max: number };
   /** Time limit of one dataset or query-models query. */
@@ -263,6 +265,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     tokenExpireMinutes: integer(env, 'TOKEN_EXPIRE_MINUTES', 30, 1, 525600),
     maxResultRows: integer(env, 'MAX_RESULT_ROWS', 100000, 1, 100_000_000),
     mcpRows: mcpRows(env),
+    mcpToken: text(env, 'DREY_TOKEN'),
     queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30000, 100, 3_600_000),
     engine: {
       memoryLimitMb: integer(env, 'ENGINE_MEMORY_LIMIT_MB', 1024, 64, 1_048_576),

@@ -117,8 +117,15 @@ export class McpService implements OnModuleDestroy {
     };
   }
 
-  /** A server for one caller: the tools and the resource that caller may use. */
-  async serverFor(caller: Caller): Promise<McpServer> {
+  /**
+   * A server for one caller: the tools and the resource that caller may use. `current` gives the caller
+   * of each call: over HTTP the request's (a server serves one request); over stdio, where one server
+   * serves the whole connection, the token checked again, so that a revocation is seen at the next call.
+   */
+  async serverFor(
+    caller: Caller,
+    current: () => Promise<Caller> = () => Promise.resolve(caller),
+  ): Promise<McpServer> {
     const project = this.served.current;
     const subjects = await this.tools.subjects(caller);
     const rows = this.tools.rows;
@@ -135,7 +142,7 @@ export class McpService implements OnModuleDestroy {
       title: string,
       description: string,
       advertised: JsonSchema,
-      run: (args: Record<string, unknown>) => Promise<CallToolResult>,
+      run: (caller: Caller, args: Record<string, unknown>) => Promise<CallToolResult>,
     ) =>
       server.registerTool(
         name,
@@ -146,7 +153,7 @@ export class McpService implements OnModuleDestroy {
           outputSchema: OUTPUT_SCHEMAS[name],
           annotations: { title, ...READ_ONLY },
         },
-        (args: unknown) => this.call(caller, name, (args ?? {}) as Record<string, unknown>, run),
+        (args: unknown) => this.call(current, name, (args ?? {}) as Record<string, unknown>, run),
       );
 
     register(
@@ -154,28 +161,28 @@ export class McpService implements OnModuleDestroy {
       'Data catalog',
       'The datasets and dashboards you may open, with their parameters (options, bounds, defaults) and columns',
       LOOSE_INPUTS.catalog,
-      () => this.tools.catalog(caller),
+      (who) => this.tools.catalog(who),
     );
     register(
       'dataset_parameters',
       "A dataset's parameters",
       "A dataset's parameters for the given selections, with cascading applied: the options of a child parameter follow its parent's selection",
       datasetParametersInput(subjects),
-      (args) => this.tools.datasetParameters(caller, args),
+      (who, args) => this.tools.datasetParameters(who, args),
     );
     register(
       'dataset_rows',
       "A dataset's rows",
       `A dataset's rows for the given selections: the columns asked for, ${rows.default} rows unless a limit is given (at most ${rows.max}), from an offset. The answer says how many rows were left out and the offset of the next page`,
       datasetRowsInput(subjects, rows),
-      (args) => this.tools.datasetRows(caller, args),
+      (who, args) => this.tools.datasetRows(who, args),
     );
     register(
       'dashboard',
       'A dashboard',
       'A dashboard rendered for the given selections: a PNG image or an HTML page, as the dashboard is made',
       dashboardInput(subjects),
-      (args) => this.tools.dashboard(caller, args),
+      (who, args) => this.tools.dashboard(who, args),
     );
     if (caller.isAdmin) {
       register(
@@ -183,7 +190,7 @@ export class McpService implements OnModuleDestroy {
         'SQL over the models',
         "For administrators: read-only SQL over the project's models, in the sandbox and time limit of query-models",
         queryModelsInput(rows),
-        (args) => this.tools.queryModels(caller, args),
+        (who, args) => this.tools.queryModels(who, args),
       );
     }
     server.registerResource(
@@ -195,7 +202,7 @@ export class McpService implements OnModuleDestroy {
         mimeType: 'application/json',
       },
       async (uri) => {
-        const result = await this.call(caller, 'catalog', {}, () => this.tools.catalog(caller));
+        const result = await this.call(current, 'catalog', {}, (who) => this.tools.catalog(who));
         const text = result.isError
           ? (result.content[0] as { text: string }).text
           : JSON.stringify(result.structuredContent);
@@ -210,15 +217,17 @@ export class McpService implements OnModuleDestroy {
    * carrying the HTTP endpoint's body (`{statusCode, error, message}`), never data.
    */
   private async call(
-    caller: Caller,
+    current: () => Promise<Caller>,
     tool: ToolName,
     args: Record<string, unknown>,
-    run: (args: Record<string, unknown>) => Promise<CallToolResult>,
+    run: (caller: Caller, args: Record<string, unknown>) => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
     const { item, selections } = callSubject(tool, args);
     const audited = { tool, selections };
+    let caller: Caller | undefined;
     try {
-      const result = await run(args);
+      caller = await current();
+      const result = await run(caller, args);
       await this.audit.record({
         action: 'mcp_tool_call',
         actor: caller.username,
@@ -228,7 +237,7 @@ export class McpService implements OnModuleDestroy {
       this.calls.inc({ tool, outcome: 'success' });
       return result;
     } catch (error) {
-      const reply = describeError(error, caller.isAdmin);
+      const reply = describeError(error, caller?.isAdmin ?? false);
       if (reply.unexpected) {
         this.logger.emit('error', 'mcp tool failed', {
           tool,
@@ -239,7 +248,7 @@ export class McpService implements OnModuleDestroy {
       await this.audit
         .record({
           action: 'mcp_tool_call',
-          actor: caller.username,
+          actor: caller?.username ?? null,
           target: item,
           outcome: 'failure',
           details: { ...audited, error: reply.code },

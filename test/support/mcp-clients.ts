@@ -2,7 +2,9 @@ import {
   Client as ClientV2,
   StreamableHTTPClientTransport as HttpTransportV2,
 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as StdioTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 /** What the specs ask of an MCP client, whichever SDK and protocol revision it speaks. */
@@ -65,6 +67,47 @@ export async function connectMcp(
   );
   await client.connect(new HttpTransportV2(endpoint, { requestInit: { headers } }));
   return v2Face(kind, client);
+}
+
+/**
+ * A client of `drey mcp` over stdio, started as a desktop assistant starts it: `command args`, with
+ * exactly `env`. Its standard error is kept in `stderr`.
+ */
+export async function connectStdio(
+  kind: ClientKind,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<McpTestClient & { stderr: string[] }> {
+  const stderr: string[] = [];
+  const params = { command, args, env, cwd, stderr: 'pipe' as const };
+  if (kind === 'v1') {
+    const client = new ClientV1({ name: 'drey-test-v1', version: '1.0.0' });
+    const transport = new StdioTransportV1(params);
+    transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+    await client.connect(transport);
+    return {
+      kind,
+      protocol: client.getServerVersion() ? '2025-11-25' : undefined,
+      stderr,
+      listTools: () => client.listTools() as Promise<{ tools: ToolInfo[] }>,
+      callTool: (name, callArgs = {}) =>
+        client.callTool({ name, arguments: callArgs }) as Promise<ToolResult>,
+      listResources: () => client.listResources(),
+      readResource: (uri) => client.readResource({ uri }),
+      close: () => client.close(),
+    };
+  }
+  const client = new ClientV2(
+    { name: 'drey-test-v2', version: '1.0.0' },
+    // `{ pin }` rather than `auto`: over stdio, auto probes in a second process started for the probe.
+    { versionNegotiation: { mode: kind === 'v2-modern' ? { pin: '2026-07-28' } : 'legacy' } },
+  );
+  const transport = new StdioTransportV2(params);
+  transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  await client.connect(transport);
+  return { ...v2Face(kind, client), stderr };
 }
 
 export function v2Face(kind: ClientKind, client: ClientV2): McpTestClient {
