@@ -377,6 +377,13 @@ describe('the MCP server', () => {
       expect(deep.status).toBe(400);
     });
 
+    it('has no Protected Resource Metadata without an identity provider', async () => {
+      const reply = await api.get(`/.well-known/oauth-protected-resource${P}/mcp`);
+      expect(reply.status).toBe(404);
+      const anonymous = await api.request('POST', `${P}/mcp`, { json: initialize, headers });
+      expect(anonymous.status).toBe(200);
+    });
+
     it('answers a GET (a 2025 stream) with 405: the server keeps no session', async () => {
       const reply = await api.get(`${P}/mcp`, undefined, { Accept: 'text/event-stream' });
       expect(reply.status).toBe(405);

@@ -4,9 +4,10 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Caller } from '@/core/caller';
-import { ForbiddenError } from '@/core/errors';
+import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 import { McpService } from '@/mcp/mcp.service';
 import { originAllowed } from '@/mcp/mcp-origin';
+import { McpProtectedResource } from '@/mcp/mcp-protected-resource';
 
 /**
  * The MCP server's Streamable HTTP face, behind McpController: the request has been through the
@@ -20,6 +21,7 @@ export class McpHttp {
 
   constructor(
     mcp: McpService,
+    private readonly resource: McpProtectedResource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.node = toNodeHandler(mcp.handler);
@@ -30,6 +32,13 @@ export class McpHttp {
     if (!originAllowed(origin, request.headers.host, this.config.corsOrigins)) {
       throw new ForbiddenError(
         `The Origin ${origin ?? ''} may not call the MCP server: only the service's own origin or CORS_ORIGINS`,
+      );
+    }
+    // With an identity provider, an assistant is asked to sign a person in (the 401 names the Protected
+    // Resource Metadata, McpProtectedResource) rather than served the public items anonymously.
+    if (this.resource.enabled && caller.username === null) {
+      throw new AuthenticationRequiredError(
+        'Sign in through the identity provider that resource_metadata (WWW-Authenticate) names, then send Authorization: Bearer <token>',
       );
     }
     const node = request as Request & { auth?: AuthInfo };

@@ -1,13 +1,15 @@
 import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
+import { CurrentCaller, NoAuth, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
 import { CURRENT } from '@/http/routes';
 import { McpHttp } from '@/mcp/mcp-http';
+import { McpProtectedResource, WELL_KNOWN } from '@/mcp/mcp-protected-resource';
 
 /** `P/mcp`, and `/mcp` for the served project (decisions.md). */
-const PATHS = [`${CURRENT}/mcp`, 'mcp'];
+export const MCP_PATHS = [`${CURRENT}/mcp`, 'mcp'];
+const PATHS = MCP_PATHS;
 
 /**
  * The Model Context Protocol endpoint (Streamable HTTP). Open to anonymous callers, whose tools offer
@@ -18,7 +20,17 @@ const PATHS = [`${CURRENT}/mcp`, 'mcp'];
 @OptionalAuth()
 @Controller()
 export class McpController {
-  constructor(private readonly mcp: McpHttp) {}
+  constructor(
+    private readonly mcp: McpHttp,
+    private readonly resource: McpProtectedResource,
+  ) {}
+
+  /** RFC 9728 Protected Resource Metadata of each path of the endpoint, when OIDC is configured. */
+  @Get(PATHS.map((path) => `${WELL_KNOWN}/${path}`))
+  @NoAuth()
+  metadata(@Req() request: Request) {
+    return this.resource.metadata(request, request.path.slice(WELL_KNOWN.length + 1));
+  }
 
   @Post(PATHS)
   post(@CurrentCaller() caller: Caller, @Req() request: Request, @Res() response: Response) {
