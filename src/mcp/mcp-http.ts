@@ -6,7 +6,7 @@ import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Caller } from '@/core/caller';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 import { McpService } from '@/mcp/mcp.service';
-import { originAllowed } from '@/mcp/mcp-origin';
+import { refusedCaller } from '@/mcp/mcp-origin';
 import { McpProtectedResource } from '@/mcp/mcp-protected-resource';
 
 /**
@@ -28,12 +28,11 @@ export class McpHttp {
   }
 
   async serve(caller: Caller, request: Request, response: Response): Promise<void> {
-    const origin = request.headers.origin;
-    if (!originAllowed(origin, request.headers.host, this.config.corsOrigins)) {
-      throw new ForbiddenError(
-        `The Origin ${origin ?? ''} may not call the MCP server: only the service's own origin or CORS_ORIGINS`,
-      );
-    }
+    const refused = refusedCaller(
+      { host: request.headers.host, origin: request.headers.origin },
+      { bindHost: this.config.host, corsOrigins: this.config.corsOrigins },
+    );
+    if (refused !== undefined) throw new ForbiddenError(refused);
     // With an identity provider, an assistant is asked to sign a person in (the 401 names the Protected
     // Resource Metadata, McpProtectedResource) rather than served the public items anonymously.
     if (this.resource.enabled && caller.username === null) {

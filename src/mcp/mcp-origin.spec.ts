@@ -1,30 +1,58 @@
-import { originAllowed } from '@/mcp/mcp-origin';
+import { refusedCaller } from '@/mcp/mcp-origin';
 
-describe('originAllowed', () => {
+const LOCAL = { bindHost: '127.0.0.1', corsOrigins: [] };
+const PUBLIC = { bindHost: '0.0.0.0', corsOrigins: [] };
+
+describe('refusedCaller', () => {
   it('lets a request without Origin through (an assistant is not a browser)', () => {
-    expect(originAllowed(undefined, 'drey.example:4465', [])).toBe(true);
+    expect(refusedCaller({ host: '127.0.0.1:4465', origin: undefined }, LOCAL)).toBeUndefined();
+    expect(refusedCaller({ host: 'drey.example', origin: undefined }, PUBLIC)).toBeUndefined();
+  });
+
+  it('answers a loopback-bound service under a loopback Host only (DNS rebinding)', () => {
+    for (const host of ['localhost:4465', '127.0.0.1:4465', '[::1]:4465']) {
+      expect(refusedCaller({ host, origin: undefined }, LOCAL)).toBeUndefined();
+    }
+    expect(refusedCaller({ host: 'evil.example:4465', origin: undefined }, LOCAL)).toContain(
+      'answers Host localhost, 127.0.0.1 or [::1] only',
+    );
+    // The rebinding page's Origin matches its Host: the Host check is what refuses it.
+    expect(
+      refusedCaller({ host: 'evil.example:4465', origin: 'http://evil.example:4465' }, LOCAL),
+    ).toBeDefined();
+    expect(refusedCaller({ host: undefined, origin: undefined }, LOCAL)).toBeDefined();
+    expect(refusedCaller({ host: 'drey.example', origin: undefined }, PUBLIC)).toBeUndefined();
   });
 
   it("takes the service's own origin, port included", () => {
-    expect(originAllowed('http://127.0.0.1:4465', '127.0.0.1:4465', [])).toBe(true);
-    expect(originAllowed('https://drey.example', 'drey.example', [])).toBe(true);
-    expect(originAllowed('http://127.0.0.1:9999', '127.0.0.1:4465', [])).toBe(false);
+    expect(
+      refusedCaller({ host: '127.0.0.1:4465', origin: 'http://127.0.0.1:4465' }, LOCAL),
+    ).toBeUndefined();
+    expect(
+      refusedCaller({ host: 'drey.example', origin: 'https://drey.example' }, PUBLIC),
+    ).toBeUndefined();
+    expect(
+      refusedCaller({ host: '127.0.0.1:4465', origin: 'http://127.0.0.1:9999' }, LOCAL),
+    ).toContain('may not call the MCP server');
   });
 
   it('takes a configured CORS origin, or any with *', () => {
-    expect(originAllowed('https://app.example', 'drey.example', ['https://app.example'])).toBe(
-      true,
-    );
-    expect(originAllowed('https://evil.example', 'drey.example', ['https://app.example'])).toBe(
-      false,
-    );
-    expect(originAllowed('https://evil.example', 'drey.example', ['*'])).toBe(true);
+    const app = { bindHost: '0.0.0.0', corsOrigins: ['https://app.example'] };
+    expect(
+      refusedCaller({ host: 'drey.example', origin: 'https://app.example' }, app),
+    ).toBeUndefined();
+    expect(
+      refusedCaller({ host: 'drey.example', origin: 'https://evil.example' }, app),
+    ).toBeDefined();
+    const any = { bindHost: '0.0.0.0', corsOrigins: ['*'] };
+    expect(
+      refusedCaller({ host: 'drey.example', origin: 'https://evil.example' }, any),
+    ).toBeUndefined();
   });
 
   it('refuses what is not an http origin, or not an origin at all', () => {
-    expect(originAllowed('null', 'drey.example', [])).toBe(false);
-    expect(originAllowed('file://drey.example', 'drey.example', [])).toBe(false);
-    expect(originAllowed('http://drey.example/path', 'drey.example', [])).toBe(false);
-    expect(originAllowed('http://drey.example', undefined, [])).toBe(false);
+    for (const origin of ['null', 'file://drey.example', 'http://drey.example/path']) {
+      expect(refusedCaller({ host: 'drey.example', origin }, PUBLIC)).toBeDefined();
+    }
   });
 });
