@@ -15,6 +15,10 @@ import type { DatasetResult } from '@/datasets/results/result-shape';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { QueryModelsService } from '@/admin/query-models.service';
 import type { ToolSubjects } from '@/mcp/mcp-schemas';
+import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
+import type { Project } from '@/core/project/project';
+import { ServedProject } from '@/core/project/served-project';
+import { KeptPerView } from '@/mcp/kept-per-view';
 import { pageNote, rowsTable, widgetLine } from '@/mcp/mcp-text';
 
 type Args = Record<string, unknown>;
@@ -48,8 +52,16 @@ export function callSubject(tool: string, args: Args): CallSubject {
  * SDK validated their JSON types; the values are checked here and by the services, which throw the
  * domain errors the HTTP endpoints answer (the server turns them into tool errors with the same body).
  */
+/** Caller views whose tool subjects are kept per parameter catalog (see {@link McpTools.subjects}). */
+export const SUBJECTS_KEPT = 256;
+
 @Injectable()
 export class McpTools {
+  private readonly kept = new KeptPerView<
+    ParameterCatalog,
+    { project: Project; subjects: ToolSubjects }
+  >(SUBJECTS_KEPT);
+
   constructor(
     private readonly catalogs: CatalogService,
     private readonly parameters: ParametersService,
@@ -57,6 +69,7 @@ export class McpTools {
     private readonly datasets: DatasetsService,
     private readonly dashboards: DashboardsService,
     private readonly queryModelsService: QueryModelsService,
+    private readonly served: ServedProject,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -64,10 +77,27 @@ export class McpTools {
     return this.config.mcpRows;
   }
 
-  /** What the caller's tools are generated from. */
+  /**
+   * What the caller's tools are generated from: worked out once per parameter catalog (a build makes a
+   * new one) and caller view, since every MCP request builds its server from them; at most
+   * {@link SUBJECTS_KEPT} views per catalog are kept (a few kilobytes each).
+   */
   async subjects(caller: Caller): Promise<ToolSubjects> {
-    const open = this.catalogs.openItems(caller);
     const catalog = await this.parameters.catalog();
+    // The project is read with the catalog (a build replaces both): a kept entry of another project is
+    // worked out again.
+    const project = this.served.current;
+    const view = callerView(caller);
+    const key = JSON.stringify([view.username, view.isAdmin, view.fields, project.name]);
+    const kept = this.kept.get(catalog, key, () => ({
+      project,
+      subjects: this.subjectsOf(caller, catalog),
+    }));
+    return kept.project === project ? kept.subjects : this.subjectsOf(caller, catalog);
+  }
+
+  private subjectsOf(caller: Caller, catalog: ParameterCatalog): ToolSubjects {
+    const open = this.catalogs.openItems(caller);
     const used = new Set([...open.datasets, ...open.dashboards].flatMap((item) => item.parameters));
     const names = catalog.names().filter((name) => used.has(name));
     return {
