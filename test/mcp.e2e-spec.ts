@@ -425,3 +425,51 @@ describe('the MCP server', () => {
     });
   });
 });
+
+describe('the MCP server for an assistant in a browser (CORS_ORIGINS)', () => {
+  let t: TestServer;
+  let api: Api;
+  const APP = 'https://app.example';
+
+  beforeAll(async () => {
+    t = await startServer({ CORS_ORIGINS: APP });
+    api = new Api(t.url);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('lets a configured origin send the transport’s headers and read its answers; another is refused', async () => {
+    const preflight = await api.request('OPTIONS', `${P}/mcp`, {
+      headers: {
+        Origin: APP,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type,mcp-protocol-version',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('Mcp-Protocol-Version');
+    const headers = { Accept: 'application/json, text/event-stream' };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'browser', version: '1' },
+      },
+    };
+    const allowed = await api.request('POST', `${P}/mcp`, {
+      json: initialize,
+      headers: { ...headers, Origin: APP },
+    });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(APP);
+    const other = await api.request('POST', `${P}/mcp`, {
+      json: initialize,
+      headers: { ...headers, Origin: 'https://evil.example' },
+    });
+    expect(other.status).toBe(403);
+  });
+});
