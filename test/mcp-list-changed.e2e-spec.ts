@@ -8,55 +8,57 @@ import { EXAMPLE_PROJECT, TestServer, startServer } from './support/server';
 /**
  * A build that changes the project changes the tools (their enums of the items a caller may open), and
  * clients that listen are told: on the 2026-07-28 revision, `subscriptions/listen` streams
- * `notifications/tools/list_changed`.
+ * `notifications/tools/list_changed`, from whichever replica the client listens on.
  */
 describe('the MCP server after a build', () => {
   let dir: string;
   let t: TestServer;
   let api: Api;
-  let client: Client;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'drey-mcp-project-'));
     cpSync(EXAMPLE_PROJECT, dir, { recursive: true });
     t = await startServer({ PROJECT_DIR: dir });
     api = new Api(t.url);
-    client = new Client(
-      { name: 'drey-test', version: '1.0.0' },
-      { versionNegotiation: { mode: 'auto' } },
-    );
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}${P}/mcp`)));
   });
   afterAll(async () => {
-    await client.close();
     await t.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const datasetsListed = async (): Promise<unknown> => {
-    const { tools } = await client.listTools();
-    const rows = tools.find((tool) => tool.name === 'dataset_rows');
-    return (rows?.inputSchema.properties as Record<string, { enum?: string[] }>).dataset.enum;
+  const connect = async (url: string): Promise<Client> => {
+    const client = new Client(
+      { name: 'drey-test', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}${P}/mcp`)));
+    return client;
   };
 
-  it('tells a listening client that the tools changed, which then lists the new ones', async () => {
-    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-    expect(await datasetsListed()).toEqual(['expenses_by_month']);
+  /** Makes `dataset` public, has the first server build, and waits for `listener` to be told. */
+  async function buildTold(listener: Client, dataset: string): Promise<void> {
+    const listed = async (): Promise<string[]> => {
+      const { tools } = await listener.listTools();
+      const rows = tools.find((tool) => tool.name === 'dataset_rows');
+      return (rows?.inputSchema.properties as Record<string, { enum: string[] }>).dataset.enum;
+    };
+    expect(listener.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const before = await listed();
+    expect(before).not.toContain(dataset);
     let told = 0;
     const changed = new Promise<void>((resolve) =>
-      client.setNotificationHandler('notifications/tools/list_changed', () => {
+      listener.setNotificationHandler('notifications/tools/list_changed', () => {
         told++;
         resolve();
       }),
     );
-    const subscription = await client.listen({ toolsListChanged: true });
+    const subscription = await listener.listen({ toolsListChanged: true });
     expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
 
-    // expenses_grouped made public: anonymous callers may open it after the build.
     const file = join(dir, 'project.yml');
     const yml = readFileSync(file, 'utf8');
     const edited = yml.replace(
-      /(- name: expenses_grouped\n(?:.*\n){2}\s*scope:) protected/,
+      new RegExp(`(- name: ${dataset}\\n(?:.*\\n){2}\\s*scope:) (protected|private)`),
       '$1 public',
     );
     expect(edited).not.toEqual(yml);
@@ -67,7 +69,26 @@ describe('the MCP server after a build', () => {
 
     await changed;
     expect(told).toBeGreaterThanOrEqual(1);
-    expect(await datasetsListed()).toEqual(['expenses_by_month', 'expenses_grouped']);
+    expect((await listed()).sort()).toEqual([...before, dataset].sort());
     await subscription.close();
+  }
+
+  it('tells a listening client that the tools changed, which then lists the new ones', async () => {
+    const client = await connect(t.url);
+    try {
+      await buildTold(client, 'expenses_grouped');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('tells a client listening on another replica too, once that replica follows the build', async () => {
+    const replica = await t.another();
+    const client = await connect(replica.url);
+    try {
+      await buildTold(client, 'expense_transactions');
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -95,7 +95,9 @@ export class McpService implements OnModuleDestroy {
       onerror: (error) => this.logger.emit('warn', 'mcp request refused', { error: error.message }),
     });
     // A build that changes the project changes the tools (their enums, options, bounds): clients that
-    // listen (`subscriptions/listen`) are told to list them again.
+    // listen (`subscriptions/listen`) are told to list them again. Every replica replaces its project when
+    // it follows a build (EnvironmentSync, within a second), so each tells its own listeners: the SDK's
+    // in-process event bus is enough, and a shared one would tell every listener once per replica.
     this.unsubscribe = this.served.onReplace(() => {
       this.handler.notify.toolsChanged();
       this.handler.notify.resourcesChanged();
