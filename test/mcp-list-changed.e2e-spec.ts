@@ -2,8 +2,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Api, P } from './support/api';
-import { EXAMPLE_PROJECT, TestServer, startServer } from './support/server';
+import { CLI } from './support/drey-cli';
+import { EXAMPLE_PROJECT, REPO_ROOT, TestServer, startServer } from './support/server';
 
 /**
  * A build that changes the project changes the tools (their enums of the items a caller may open), and
@@ -87,6 +89,51 @@ describe('the MCP server after a build', () => {
     const client = await connect(replica.url);
     try {
       await buildTold(client, 'expense_transactions');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('tells a 2025 client of drey mcp over stdio, whose tools then describe the new build', async () => {
+    const admin = await api.adminToken();
+    await api.userToken(admin, 'emp', { role: 'employee' });
+    const employee = await api.login('emp', 'emp-password');
+    const named = await api.request('POST', `${P}/tokens`, {
+      token: employee,
+      json: { title: 'desktop' },
+    });
+    const { PORT: _port, ...env } = t.env;
+    const client = new Client({ name: 'drey-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: { ...env, DREY_TOKEN: named.body.access_token as string },
+        cwd: REPO_ROOT,
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+      const described = async (): Promise<string> => {
+        const { tools } = await client.listTools();
+        const rows = tools.find((tool) => tool.name === 'dataset_rows');
+        return (rows?.inputSchema.properties as Record<string, { description: string }>).dataset
+          .description;
+      };
+      expect(await described()).toContain('expenses_by_month: Expenses by Month');
+      const changed = new Promise<void>((resolve) =>
+        client.setNotificationHandler('notifications/tools/list_changed', () => resolve()),
+      );
+      const file = join(dir, 'project.yml');
+      const yml = readFileSync(file, 'utf8');
+      const edited = yml.replace('label: Expenses by Month', 'label: Monthly Expenses');
+      expect(edited).not.toEqual(yml);
+      writeFileSync(file, edited);
+      const build = await api.request('POST', `${P}/build`, { token: admin });
+      expect(build.status).toBe(200);
+      await changed;
+      expect(await described()).toContain('expenses_by_month: Monthly Expenses');
     } finally {
       await client.close();
     }

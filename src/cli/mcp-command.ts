@@ -8,6 +8,8 @@ import { resolveSecrets } from '@/config/secrets';
 import { startEmbeddedPostgres } from '@/database/embedded-postgres';
 import { JsonLogger } from '@/http/request/json-logger';
 import { McpService } from '@/mcp/mcp.service';
+import { ServedProject } from '@/core/project/served-project';
+import type { McpServer } from '@modelcontextprotocol/server';
 
 // The SDK serves stdio from a subpath export (`/stdio`), which this build's module resolution (node10)
 // does not read: the type comes from the file, the module from Node's resolution of the export.
@@ -48,10 +50,28 @@ export async function mcpCommand(config: AppConfig, output: CliOutput): Promise<
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { serveStdio } = require('@modelcontextprotocol/server/stdio') as Stdio;
     const ended = new Promise<void>((resolve) => process.stdin.once('close', resolve));
-    const handle = serveStdio(() => mcp.serverFor(caller, () => tokens.callerOf(token)), {
-      onerror: (error) => logger.emit('warn', 'mcp stdio', { error: error.message }),
+    // A 2025-era connection keeps one server: when this process follows a build, its tools are worked
+    // out again and the client is told (tools/list_changed). A 2026-07-28 client re-lists on its own.
+    const pinned = new Set<McpServer>();
+    const handle = serveStdio(
+      async ({ era }) => {
+        const server = await mcp.serverFor(caller, () => tokens.callerOf(token));
+        if (era === 'legacy') pinned.add(server);
+        return server;
+      },
+      { onerror: (error) => logger.emit('warn', 'mcp stdio', { error: error.message }) },
+    );
+    const unsubscribe = app.get(ServedProject).onReplace(() => {
+      for (const server of pinned) {
+        mcp.refresh(server).catch((error: unknown) =>
+          logger.emit('warn', 'mcp stdio refresh', {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
+      }
     });
     await ended;
+    unsubscribe();
     await handle.close();
   } finally {
     await app.close();

@@ -20,6 +20,7 @@ import {
   JsonSchema,
   LOOSE_INPUTS,
   OUTPUTS,
+  ToolSubjects,
   dashboardInput,
   datasetParametersInput,
   datasetRowsInput,
@@ -53,14 +54,15 @@ const OUTPUT_SCHEMAS = Object.fromEntries(
  * loose schema compiled once): an assistant is told the values it may use, and a value outside them is
  * refused by the service with the HTTP endpoint's code and message rather than by a schema error.
  */
-function inputOf(tool: ToolName, advertised: JsonSchema): StandardSchemaWithJSON {
+function inputOf(tool: ToolName, advertised: () => JsonSchema): StandardSchemaWithJSON {
   const loose = VALIDATORS[tool]['~standard'];
   return {
     '~standard': {
       version: 1,
       vendor: 'drey',
       validate: loose.validate,
-      jsonSchema: { input: () => advertised, output: () => advertised },
+      // Read at every tools/list: a server that lives on (stdio) lists what its refreshed subjects say.
+      jsonSchema: { input: advertised, output: advertised },
     },
   };
 }
@@ -77,6 +79,7 @@ export class McpService implements OnModuleDestroy {
   readonly handler: McpHttpHandler;
   private readonly calls: Counter<'tool' | 'outcome'>;
   private readonly unsubscribe: () => void;
+  private readonly refreshers = new WeakMap<McpServer, () => Promise<void>>();
 
   constructor(
     private readonly tools: McpTools,
@@ -129,7 +132,8 @@ export class McpService implements OnModuleDestroy {
     current: () => Promise<Caller> = () => Promise.resolve(caller),
   ): Promise<McpServer> {
     const project = this.served.current;
-    const subjects = await this.tools.subjects(caller);
+    // What the tools advertise; a connection that outlives a build has it worked out again (refresh).
+    const held = { subjects: await this.tools.subjects(caller) };
     const rows = this.tools.rows;
     const server = new McpServer(
       { name: 'drey', title: project.label, version: SERVICE_VERSION },
@@ -143,7 +147,7 @@ export class McpService implements OnModuleDestroy {
       name: ToolName,
       title: string,
       description: string,
-      advertised: JsonSchema,
+      advertised: (subjects: ToolSubjects) => JsonSchema,
       run: (caller: Caller, args: Record<string, unknown>) => Promise<CallToolResult>,
     ) =>
       server.registerTool(
@@ -151,7 +155,7 @@ export class McpService implements OnModuleDestroy {
         {
           title,
           description,
-          inputSchema: inputOf(name, advertised),
+          inputSchema: inputOf(name, () => advertised(held.subjects)),
           outputSchema: OUTPUT_SCHEMAS[name],
           annotations: { title, ...READ_ONLY },
         },
@@ -162,28 +166,28 @@ export class McpService implements OnModuleDestroy {
       'catalog',
       'Data catalog',
       'The datasets and dashboards you may open, with their parameters (options, bounds, defaults) and columns',
-      LOOSE_INPUTS.catalog,
+      () => LOOSE_INPUTS.catalog,
       (who) => this.tools.catalog(who),
     );
     register(
       'dataset_parameters',
       "A dataset's parameters",
       "A dataset's parameters for the given selections, with cascading applied: the options of a child parameter follow its parent's selection",
-      datasetParametersInput(subjects),
+      datasetParametersInput,
       (who, args) => this.tools.datasetParameters(who, args),
     );
     register(
       'dataset_rows',
       "A dataset's rows",
       `A dataset's rows for the given selections: the columns asked for, ${rows.default} rows unless a limit is given (at most ${rows.max}), from an offset. The answer says how many rows were left out and the offset of the next page`,
-      datasetRowsInput(subjects, rows),
+      (subjects) => datasetRowsInput(subjects, rows),
       (who, args) => this.tools.datasetRows(who, args),
     );
     register(
       'dashboard',
       'A dashboard',
       'A dashboard rendered for the given selections: a PNG image or an HTML page, as the dashboard is made',
-      dashboardInput(subjects),
+      dashboardInput,
       (who, args) => this.tools.dashboard(who, args),
     );
     if (caller.isAdmin) {
@@ -191,7 +195,7 @@ export class McpService implements OnModuleDestroy {
         'query_models',
         'SQL over the models',
         "For administrators: read-only SQL over the project's models, in the sandbox and time limit of query-models",
-        queryModelsInput(rows),
+        () => queryModelsInput(rows),
         (who, args) => this.tools.queryModels(who, args),
       );
     }
@@ -211,7 +215,20 @@ export class McpService implements OnModuleDestroy {
         return { contents: [{ uri: uri.href, mimeType: 'application/json', text }] };
       },
     );
+    this.refreshers.set(server, async () => {
+      held.subjects = await this.tools.subjects(await current());
+      server.sendToolListChanged();
+      server.sendResourceListChanged();
+    });
     return server;
+  }
+
+  /**
+   * For a server that serves a whole connection (stdio, 2025 revision): works its tools' enums, options
+   * and bounds out again for the project now served, and tells the client that they changed.
+   */
+  async refresh(server: McpServer): Promise<void> {
+    await this.refreshers.get(server)?.();
   }
 
   /**
