@@ -13,8 +13,7 @@ import { McpProtectedResource } from '@/mcp/mcp-protected-resource';
  * The MCP server's Streamable HTTP face, behind McpController: the request has been through the
  * application's middleware (request id, log line, metrics, body limits, JSON depth) and its guards (the
  * caller: a Drey token, an OIDC token, trusted headers or nobody); here its `Host` and `Origin` are checked
- * (mcp-origin.ts) and it is
- * handed to the SDK's handler with its parsed body and the caller.
+ * (mcp-origin.ts) and it is handed to the SDK's handler with its parsed body and the caller.
  */
 @Injectable()
 export class McpHttp {
