@@ -23,6 +23,7 @@ import { FastRouteModule } from '@/http/fast-route/fast-route.module';
 import { EngineModule } from '@/engine/engine.module';
 import { HealthModule } from '@/health/health.module';
 import { MetricsModule } from '@/metrics/metrics.module';
+import { McpModule } from '@/mcp/mcp.module';
 import { ParametersModule } from '@/parameter-widgets/parameters.module';
 import { ProjectModule } from '@/config/project.module';
 import { UsersModule } from '@/users/users.module';
@@ -50,6 +51,7 @@ export class AppModule {
         DashboardsModule,
         AdminModule,
         HealthModule,
+        McpModule,
         DocsModule,
         MetricsModule,
         FastRouteModule,

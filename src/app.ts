@@ -103,8 +103,17 @@ export async function configureApp(
   if (config.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
-      allowedHeaders: ['Authorization', 'Content-Type'],
-      exposedHeaders: ['Applied-Username', 'X-Request-Id'],
+      // The MCP transport's own headers too, for an assistant that runs in a browser (docs/mcp.md).
+      allowedHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Mcp-Protocol-Version',
+        'Mcp-Session-Id',
+        'Mcp-Method',
+        'Mcp-Name',
+        'Last-Event-ID',
+      ],
+      exposedHeaders: ['Applied-Username', 'X-Request-Id', 'Mcp-Session-Id', 'WWW-Authenticate'],
     });
   }
 

@@ -30,6 +30,8 @@ const FLOORS: string[][] = [
   ['datasets'],
   ['catalog', 'dashboards', 'builds'],
   ['admin', 'health', 'webhooks'],
+  // The MCP server: the features above as tools.
+  ['mcp'],
   // Entry points that assemble the rest: the application (src/*.ts) and the command line.
   ['.', 'cli'],
 ];

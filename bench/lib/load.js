@@ -39,7 +39,8 @@ function summarize(latencies) {
  * response, since autocannon's own summary has no 95th percentile.
  * @param {string} name
  * @param {{ url: string, headers?: Record<string, string>, connections: number, seconds: number,
- *   warmupSeconds: number, path?: () => string }} options  `path` gives a new path per request
+ *   warmupSeconds: number, path?: () => string, method?: 'GET' | 'POST', body?: string }} options  `path`
+ *   gives a new path per request; `method` and `body` make it a POST (bench/mcp-vs-http.js)
  * @returns {Promise<LoadResult>}
  */
 async function measure(name, options) {
@@ -49,6 +50,8 @@ async function measure(name, options) {
         {
           url: options.url,
           headers: options.headers,
+          ...(options.method && { method: options.method }),
+          ...(options.body !== undefined && { body: options.body }),
           connections: options.connections,
           duration: seconds,
           ...(options.path && {

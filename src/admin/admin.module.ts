@@ -9,5 +9,6 @@ import { ParametersModule } from '@/parameter-widgets/parameters.module';
   imports: [AuditModule, BuildsModule, ParametersModule],
   controllers: [AdminController],
   providers: [QueryModelsService],
+  exports: [QueryModelsService],
 })
 export class AdminModule {}

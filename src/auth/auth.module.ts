@@ -15,6 +15,7 @@ import { TokensService } from '@/auth/tokens.service';
 import { EmbedTokensController } from '@/auth/embed-tokens.controller';
 import { EmbedTokensService } from '@/auth/embed-tokens.service';
 import { MetricsModule } from '@/metrics/metrics.module';
+import { TokenCaller } from '@/auth/token-caller';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { UsersModule } from '@/users/users.module';
 
@@ -45,7 +46,9 @@ import { UsersModule } from '@/users/users.module';
     LoginGuard,
     // A global guard, registered with the others in AppModule, in the order they run.
     BearerAuthGuard,
+    TokenCaller,
   ],
-  exports: [BearerAuthGuard],
+  // TokenCaller: `drey mcp` signs in with a token outside HTTP.
+  exports: [BearerAuthGuard, TokenCaller],
 })
 export class AuthModule {}

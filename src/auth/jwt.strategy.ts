@@ -129,7 +129,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 }
 
-function claimsOf(payload: unknown): TokenClaims | undefined {
+export function claimsOf(payload: unknown): TokenClaims | undefined {
   const { sub, jti, exp } = (payload ?? {}) as Record<string, unknown>;
   if (typeof sub !== 'string' || typeof jti !== 'string' || !UUID.test(jti)) return undefined;
   return typeof exp === 'number' ? { sub, jti, exp } : { sub, jti };

@@ -9,5 +9,6 @@ import { ParametersModule } from '@/parameter-widgets/parameters.module';
   imports: [ParametersModule],
   controllers: [ProjectInfoController, CatalogController, CatalogLegacyController],
   providers: [CatalogService],
+  exports: [CatalogService],
 })
 export class CatalogModule {}

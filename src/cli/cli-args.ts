@@ -6,6 +6,7 @@ export type Command =
   | 'compile'
   | 'run'
   | 'dev'
+  | 'mcp'
   | 'reset-password'
   | 'users add'
   | 'users list'
@@ -96,6 +97,7 @@ Commands:
   compile <dataset>            print the SQL each model of the dataset runs, and the bound values
   run <dataset>                run the dataset with selections and print its rows
   dev                          serve the project and rebuild it whenever its files change
+  mcp                          serve the MCP server over stdio for a desktop assistant (DREY_TOKEN)
   users add <name>             add a user to the service's database
   users list                   list the users, with their fields and whether failed logins locked them
   users unlock <name>          lift the lock that failed logins put on a user
@@ -152,6 +154,14 @@ ${PARAM_OPTION}
 Serves the project as \`npm start\` does and watches its folder. After each change (files saved within
 300 ms count as one) the project is checked whole, as \`validate\` does: its problems are printed and the
 last good build goes on serving, or the server rebuilds (it reads the folder again) and serves the change.
+
+${PROJECT_OPTION}`,
+  mcp: `Usage: npm run drey -- mcp [--project DIR]     (or: node dist/cli/drey.js mcp)
+
+Serves the MCP server of P/mcp (docs/mcp.md) over standard input and output, for a desktop assistant
+that starts it: the same tools, scopes, cache and audit, signed in with DREY_TOKEN, a named token of the
+service's users (POST P/tokens). It is one more process of the service, on its DATABASE_URL, REDIS_URL
+and DATA_DIR; the log goes to standard error.
 
 ${PROJECT_OPTION}`,
   users: `Usage: npm run drey -- users <command> [options]
@@ -254,6 +264,7 @@ const TAKES: Record<Exclude<Command, 'help' | 'version'>, Option[]> = {
   compile: ['project', 'param', 'user', 'admin', 'user-field'],
   run: ['project', 'param', 'as', 'format', 'limit'],
   dev: ['project'],
+  mcp: ['project'],
   'reset-password': ['password-stdin'],
   'users add': ['admin', 'user-field', 'password-stdin', 'project'],
   'users list': ['format', 'project'],
@@ -273,7 +284,17 @@ export function helpText(topic?: HelpTopic): string {
   return topic ? HELP[topic] : USAGE;
 }
 
-const COMMANDS = ['validate', 'build', 'compile', 'run', 'dev', 'embed-token', 'help', 'version'];
+const COMMANDS = [
+  'validate',
+  'build',
+  'compile',
+  'run',
+  'dev',
+  'embed-token',
+  'mcp',
+  'help',
+  'version',
+];
 
 /** The command the words name, and the words after it; `users` alone is the users' help topic. */
 function commandOf(words: string[]): { command: Command | 'users'; rest: string[] } {

@@ -54,6 +54,12 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
       await embedTokenCommand(config, args, output);
       return EXIT.ok;
     }
+    if (args.command === 'mcp') {
+      // Loaded only here: it brings the whole application (Nest, the database, the engine).
+      const { mcpCommand } = await import('./mcp-command');
+      await mcpCommand(config, output);
+      return EXIT.ok;
+    }
     if (args.command === 'dev') {
       const { dev } = await import('./dev-command');
       const projectDir = args.project ? resolve(args.project) : config.projectDir;
@@ -107,6 +113,7 @@ async function projectCommand(
     case 'help':
     case 'version':
     case 'dev':
+    case 'mcp':
     case 'reset-password':
     case 'users add':
     case 'users list':
@@ -153,5 +160,8 @@ if (require.main === module) {
         : Promise.resolve(),
   }).then((code) => {
     process.exitCode = code;
+    // `drey mcp` ran the application: its connections (database pool, Redis, Chromium) would keep the
+    // process alive once its assistant closed standard input, or after it failed to start.
+    if (process.argv[2] === 'mcp') process.exit(code);
   });
 }

@@ -44,6 +44,10 @@ export interface AppConfig {
   adminPassword?: string;
   tokenExpireMinutes: number;
   maxResultRows: number;
+  /** The token `drey mcp` signs in with (DREY_TOKEN): a named token of the service's users. */
+  mcpToken?: string;
+  /** Rows a tool of the MCP server answers when it is not told (`limit`), and the most it answers. */
+  mcpRows: { default: number; max: number };
   /** Time limit of one dataset or query-models query. */
   queryTimeoutMs: number;
   /** What each DuckDB database (the one served, a build's) may use: the engine's `EngineLimits`. */
@@ -377,6 +381,8 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     adminPassword,
     tokenExpireMinutes: integer(env, 'TOKEN_EXPIRE_MINUTES', 30, 1, 525600),
     maxResultRows: integer(env, 'MAX_RESULT_ROWS', 100000, 1, 100_000_000),
+    mcpRows: mcpRows(env),
+    mcpToken: text(env, 'DREY_TOKEN'),
     queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30000, 100, 3_600_000),
     engine: {
       memoryLimitMb: integer(env, 'ENGINE_MEMORY_LIMIT_MB', 1024, 64, 1_048_576),
@@ -414,6 +420,23 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     webhooks: webhooks(env),
     embedding: embedding(env, cwd),
   };
+}
+
+/**
+ * An assistant reads what a tool answers into its context: a few rows by default, at most a hundred
+ * (squirrels caps its tool at 100 rows for AI use). At most 1000, which keeps a page of rows far below
+ * the size a dataset page is written in pieces (WHOLE_PAGE_ROWS).
+ */
+function mcpRows(env: Env): AppConfig['mcpRows'] {
+  const max = integer(env, 'MCP_MAX_ROWS', 100, 1, 1000);
+  const fallback = integer(env, 'MCP_DEFAULT_ROWS', Math.min(10, max), 1, 1000);
+  if (fallback > max) {
+    throw new ConfigError(
+      'MCP_DEFAULT_ROWS',
+      `must be at most MCP_MAX_ROWS (${max}), got ${fallback}`,
+    );
+  }
+  return { default: fallback, max };
 }
 
 /** Injection token of {@link AppConfig}. */

@@ -44,8 +44,8 @@ import { ServedProject } from '@/core/project/served-project';
       },
     },
   ],
-  // Readiness reports the renderer's state.
-  exports: [RendererProbe],
+  // Readiness reports the renderer's state; the MCP server renders through the service.
+  exports: [RendererProbe, DashboardsService],
 })
 export class DashboardsModule implements OnApplicationShutdown {
   constructor(@Inject(BrowserPool) private readonly pool: BrowserPool) {}

@@ -5,6 +5,7 @@ import { CATALOG_SCHEMAS } from '@/openapi/catalog-schemas';
 import { documentServerRules, ERROR_SCHEMAS } from '@/openapi/common-schemas';
 import { projectItemDocs, RESULT_SCHEMAS } from '@/openapi/item-paths';
 import { PARAMETER_SCHEMAS } from '@/openapi/parameter-schemas';
+import { MCP_SCHEMAS, mcpPaths } from '@/openapi/mcp-paths';
 import { generated, swaggerUiAssets, swaggerUiPolicy } from '@/openapi/swagger-ui';
 import { documentPasswordPolicy, userResponseSchemas, userSchemas } from '@/openapi/user-schemas';
 import { currentPath } from '@/http/routes';
@@ -57,11 +58,12 @@ export function buildDocument(
     ...PARAMETER_SCHEMAS,
     ...RESULT_SCHEMAS,
     ...ADMIN_SCHEMAS,
+    ...MCP_SCHEMAS,
     ...userSchemas(project.userFields),
     ...userResponseSchemas(project.userFields),
     ...items.schemas,
   };
-  Object.assign(document.paths, items.paths);
+  Object.assign(document.paths, items.paths, mcpPaths(prefix));
   documentServerRules(document, settings.maxResultRows);
   documentPasswordPolicy(document, settings.passwordMinLength);
   return document;

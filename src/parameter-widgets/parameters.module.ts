@@ -7,6 +7,6 @@ import { ParametersService } from '@/parameter-widgets/parameters.service';
 @Module({
   controllers: [ParametersController, ParametersLegacyController],
   providers: [ParametersService, ParameterWidgetsService],
-  exports: [ParametersService],
+  exports: [ParametersService, ParameterWidgetsService],
 })
 export class ParametersModule {}

@@ -16,7 +16,8 @@ export interface OpenApiDoc {
   components: { schemas: Record<string, Schema> };
 }
 
-export type Layout = 'current' | 'legacy';
+/** `mcp`: the MCP endpoint, whose errors past the application's own checks are JSON-RPC's (docs/mcp.md). */
+export type Layout = 'current' | 'legacy' | 'mcp';
 
 export interface Operation {
   /** `GET /api/...`: the method and the path template of the document. */
@@ -78,6 +79,7 @@ export interface FuzzContext {
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
 
 export function layoutOf(path: string): Layout {
+  if (/^(\/api\/service-v0\/project\/[^/]+\/[^/]+)?\/mcp$/.test(path)) return 'mcp';
   return path.startsWith('/service-v0') ? 'legacy' : 'current';
 }
 
@@ -975,7 +977,7 @@ export function problemOf(
     if (problems.length > 0)
       return `the ${answer.status} body does not match its schema: ${problems.join('; ')}`;
     if (
-      op.layout === 'current' &&
+      (op.layout === 'current' || (op.layout === 'mcp' && 'statusCode' in (body as object))) &&
       (body as { statusCode?: unknown }).statusCode !== answer.status
     ) {
       return 'statusCode differs from the status';

@@ -8,6 +8,8 @@ import type { Project } from '@/core/project/project';
  * is read once at start: a build that changes them is refused.
  */
 export class ServedProject {
+  private readonly listeners = new Set<(project: Project) => void>();
+
   constructor(private project: Project) {}
 
   get current(): Project {
@@ -15,6 +17,17 @@ export class ServedProject {
   }
 
   replace(project: Project): void {
+    const changed = project !== this.project;
     this.project = project;
+    if (changed) for (const listener of this.listeners) listener(project);
+  }
+
+  /**
+   * Called with the new project whenever a build (this process's, or another's once followed) replaces it:
+   * what is told of a change (the MCP server's `listChanged`) listens here. Returns the unsubscribe.
+   */
+  onReplace(listener: (project: Project) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 }

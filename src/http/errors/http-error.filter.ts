@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callerOf } from '@/http/access/access.decorators';
 import { describeError, renderCurrent } from '@/http/errors/error-mapping';
+import { bearerChallengeOf } from '@/http/errors/bearer-challenge';
 import { DomainError, ModelFailedError } from '@/core/errors';
 import { renderLegacy } from '@/legacy/errors';
 import { isLegacyPath } from '@/legacy/routes';
@@ -108,7 +109,7 @@ export function sendError(
   }
   // An error is never the page its route serves: whatever policy the route had set, the API's.
   setSecurityHeaders(response);
-  if (reply.status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+  if (reply.status === 401) response.setHeader('WWW-Authenticate', bearerChallengeOf(request));
   if (reply.retryAfterSeconds !== undefined) {
     response.setHeader('Retry-After', String(reply.retryAfterSeconds));
   }

@@ -48,8 +48,10 @@ export class NestReplies implements OnModuleInit {
   constructor(private readonly host: HttpAdapterHost) {}
 
   onModuleInit(): void {
-    const adapter = this.host.httpAdapter as unknown as Replying & { [TAUGHT]?: true };
-    if (adapter[TAUGHT]) return;
+    const adapter = this.host.httpAdapter as unknown as
+      (Replying & { [TAUGHT]?: true }) | null | undefined;
+    // An application without HTTP (`drey mcp`'s application context) has no adapter to teach.
+    if (!adapter || adapter[TAUGHT]) return;
     const reply = adapter.reply.bind(adapter);
     adapter.reply = (response, body, statusCode) => {
       if (body instanceof HttpReply) return sendReply(body, response);

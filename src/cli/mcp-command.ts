@@ -1,0 +1,79 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from '@/app.module';
+import { TokenCaller } from '@/auth/token-caller';
+import type { CliOutput } from '@/cli/cli-output';
+import type { AppConfig } from '@/config/config';
+import { resolveSecrets } from '@/config/secrets';
+import { startEmbeddedPostgres } from '@/database/embedded-postgres';
+import { JsonLogger } from '@/http/request/json-logger';
+import { McpService } from '@/mcp/mcp.service';
+import { ServedProject } from '@/core/project/served-project';
+import type { McpServer } from '@modelcontextprotocol/server';
+
+// The SDK serves stdio from a subpath export (`/stdio`), which this build's module resolution (node10)
+// does not read: the type comes from the file, the module from Node's resolution of the export.
+type Stdio = typeof import('@modelcontextprotocol/server/dist/stdio.mjs');
+
+/**
+ * `drey mcp`: the MCP server of `P/mcp` over standard input and output, for a desktop assistant that
+ * starts it. The application is the service's, without HTTP: the same modules, database, builds and
+ * cache, as one more process of the service (with Redis, a replica beside `npm start`; with the embedded
+ * database, the one process that opens it). It signs in with DREY_TOKEN, a named token of the service's
+ * users, checked at the start and again at every tool call. Standard output carries the protocol only:
+ * the log goes to standard error. Resolves when the assistant closes standard input.
+ */
+export async function mcpCommand(config: AppConfig, output: CliOutput): Promise<void> {
+  const token = config.mcpToken;
+  if (token === undefined) {
+    throw new Error(
+      'drey mcp signs in with a named token: set DREY_TOKEN (create one with POST P/tokens, see docs/mcp.md)',
+    );
+  }
+  const logger = new JsonLogger(config.logLevel, (line) => process.stderr.write(`${line}\n`));
+  if (!config.databaseUrl) {
+    await startEmbeddedPostgres(config.dataDir, { command: 'mcp' });
+  }
+  const app = await NestFactory.createApplicationContext(
+    AppModule.forRoot(config, logger, resolveSecrets(config)),
+    { logger, abortOnError: false },
+  );
+  try {
+    const tokens = app.get(TokenCaller);
+    const caller = await tokens.callerOf(token).catch((error: unknown) => {
+      throw new Error(
+        `DREY_TOKEN was refused (${error instanceof Error ? error.message : String(error)})`,
+      );
+    });
+    output.err(`drey mcp: serving ${caller.username ?? 'anonymous'} over stdio`);
+    const mcp = app.get(McpService);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { serveStdio } = require('@modelcontextprotocol/server/stdio') as Stdio;
+    const ended = new Promise<void>((resolve) => process.stdin.once('close', resolve));
+    // A 2025-era connection keeps one server: when this process follows a build, its tools are worked
+    // out again and the client is told (tools/list_changed). A 2026-07-28 client re-lists on its own.
+    const pinned = new Set<McpServer>();
+    const handle = serveStdio(
+      async ({ era }) => {
+        const server = await mcp.serverFor(caller, () => tokens.callerOf(token));
+        if (era === 'legacy') pinned.add(server);
+        return server;
+      },
+      { onerror: (error) => logger.emit('warn', 'mcp stdio', { error: error.message }) },
+    );
+    const unsubscribe = app.get(ServedProject).onReplace(() => {
+      for (const server of pinned) {
+        mcp.refresh(server).catch((error: unknown) =>
+          logger.emit('warn', 'mcp stdio refresh', {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
+      }
+    });
+    await ended;
+    unsubscribe();
+    await handle.close();
+  } finally {
+    await app.close();
+  }
+}

@@ -1,0 +1,35 @@
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { AdminModule } from '@/admin/admin.module';
+import { AuditModule } from '@/audit/audit.module';
+import { CatalogModule } from '@/catalog/catalog.module';
+import { DashboardsModule } from '@/dashboards/dashboards.module';
+import { DatasetsModule } from '@/datasets/datasets.module';
+import { MetricsModule } from '@/metrics/metrics.module';
+import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { MCP_PATHS, McpController } from '@/mcp/mcp.controller';
+import { McpChallengeMiddleware, McpProtectedResource } from '@/mcp/mcp-protected-resource';
+import { McpHttp } from '@/mcp/mcp-http';
+import { McpService } from '@/mcp/mcp.service';
+import { McpTools } from '@/mcp/mcp-tools';
+
+/** The MCP server: the same services as the HTTP endpoints, as tools. */
+@Module({
+  imports: [
+    AdminModule,
+    AuditModule,
+    CatalogModule,
+    DashboardsModule,
+    DatasetsModule,
+    MetricsModule,
+    ParametersModule,
+  ],
+  controllers: [McpController],
+  providers: [McpTools, McpService, McpHttp, McpProtectedResource],
+  exports: [McpService],
+})
+export class McpModule implements NestModule {
+  /** The endpoint's 401 names its Protected Resource Metadata, the bearer guard's included. */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(McpChallengeMiddleware).forRoutes(...MCP_PATHS.map((path) => `/${path}`));
+  }
+}

@@ -1,0 +1,292 @@
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import {
+  CallToolResult,
+  McpHttpHandler,
+  McpRequestContext,
+  McpServer,
+  StandardSchemaWithJSON,
+  createMcpHandler,
+  fromJsonSchema,
+} from '@modelcontextprotocol/server';
+import { Counter } from 'prom-client';
+import { ANONYMOUS, Caller } from '@/core/caller';
+import { AuditService } from '@/audit/audit.service';
+import { MetricsService } from '@/metrics/metrics.service';
+import { describeError, renderCurrent } from '@/http/errors/error-mapping';
+import { JsonLogger } from '@/http/request/json-logger';
+import { ServedProject } from '@/core/project/served-project';
+import { SERVICE_VERSION } from '@/config/service-version';
+import {
+  JsonSchema,
+  LOOSE_INPUTS,
+  OUTPUTS,
+  ToolSubjects,
+  dashboardInput,
+  datasetParametersInput,
+  datasetRowsInput,
+  queryModelsInput,
+} from '@/mcp/mcp-schemas';
+import { McpTools, callSubject } from '@/mcp/mcp-tools';
+
+export type ToolName = keyof typeof LOOSE_INPUTS;
+
+/** What the HTTP face hands the SDK as `authInfo`: the caller the bearer guard found. */
+const CALLER_KEY = 'drey:caller';
+
+/** The tools only read: an assistant may call them freely and again. */
+const READ_ONLY = {
+  readOnlyHint: true,
+  idempotentHint: true,
+  destructiveHint: false,
+  openWorldHint: false,
+};
+
+/** Each tool's input validator, compiled once: the JSON types only (see mcp-schemas.ts). */
+const VALIDATORS = Object.fromEntries(
+  Object.entries(LOOSE_INPUTS).map(([name, schema]) => [name, fromJsonSchema(schema)]),
+) as Record<ToolName, StandardSchemaWithJSON>;
+const OUTPUT_SCHEMAS = Object.fromEntries(
+  Object.entries(OUTPUTS).map(([name, schema]) => [name, fromJsonSchema(schema)]),
+) as Record<ToolName, StandardSchemaWithJSON>;
+
+/**
+ * A tool's input as listed (`advertised`: the caller's enums, options and bounds) and as validated (the
+ * loose schema compiled once): an assistant is told the values it may use, and a value outside them is
+ * refused by the service with the HTTP endpoint's code and message rather than by a schema error.
+ */
+function inputOf(tool: ToolName, advertised: () => JsonSchema): StandardSchemaWithJSON {
+  const loose = VALIDATORS[tool]['~standard'];
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'drey',
+      validate: loose.validate,
+      // Read at every tools/list: a server that lives on (stdio) lists what its refreshed subjects say.
+      jsonSchema: { input: advertised, output: advertised },
+    },
+  };
+}
+
+/**
+ * The Model Context Protocol server: the project's catalog, parameters, rows, dashboards and, for
+ * administrators, query-models as tools (`mcp-tools.ts`), for one caller at a time. Stateless: the SDK's
+ * handler builds a server per HTTP request (per connection over stdio) from {@link serverFor}, for clients
+ * of the 2026-07-28 revision and, through its stateless fallback, of the 2025 ones, so any replica answers.
+ */
+@Injectable()
+export class McpService implements OnModuleDestroy {
+  /** Served at `P/mcp` and `/mcp` (McpController) through the application's pipeline. */
+  readonly handler: McpHttpHandler;
+  private readonly calls: Counter<'tool' | 'outcome'>;
+  private readonly unsubscribe: () => void;
+  private readonly refreshers = new WeakMap<McpServer, () => Promise<void>>();
+
+  constructor(
+    private readonly tools: McpTools,
+    private readonly audit: AuditService,
+    private readonly served: ServedProject,
+    private readonly logger: JsonLogger,
+    metrics: MetricsService,
+  ) {
+    this.calls = new Counter({
+      name: 'drey_mcp_tool_calls_total',
+      help: 'MCP tool calls by tool and outcome (success, or the error code of a refusal)',
+      labelNames: ['tool', 'outcome'],
+      registers: [metrics.registry],
+    });
+    this.handler = createMcpHandler((context) => this.serverFor(callerOf(context)), {
+      onerror: (error) => this.logger.emit('warn', 'mcp request refused', { error: error.message }),
+    });
+    // A build that changes the project changes the tools (their enums, options, bounds): clients that
+    // listen (`subscriptions/listen`) are told to list them again. Every replica replaces its project when
+    // it follows a build (EnvironmentSync, within a second), so each tells its own listeners: the SDK's
+    // in-process event bus is enough, and a shared one would tell every listener once per replica.
+    this.unsubscribe = this.served.onReplace(() => {
+      this.handler.notify.toolsChanged();
+      this.handler.notify.resourcesChanged();
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.unsubscribe();
+    await this.handler.close();
+  }
+
+  /** `authInfo` for the SDK's handler, carrying the caller. */
+  static authInfo(caller: Caller) {
+    return {
+      token: '',
+      clientId: caller.username ?? 'anonymous',
+      scopes: [],
+      extra: { [CALLER_KEY]: caller },
+    };
+  }
+
+  /**
+   * A server for one caller: the tools and the resource that caller may use. `current` gives the caller
+   * of each call: over HTTP the request's (a server serves one request); over stdio, where one server
+   * serves the whole connection, the token checked again, so that a revocation is seen at the next call.
+   */
+  async serverFor(
+    caller: Caller,
+    current: () => Promise<Caller> = () => Promise.resolve(caller),
+  ): Promise<McpServer> {
+    const project = this.served.current;
+    // What the tools advertise; a connection that outlives a build has it worked out again (refresh).
+    const held = { subjects: await this.tools.subjects(caller) };
+    const rows = this.tools.rows;
+    const server = new McpServer(
+      { name: 'drey', title: project.label, version: SERVICE_VERSION },
+      {
+        instructions:
+          `${project.label}: ${project.description}. Call catalog first: it lists the datasets, dashboards, ` +
+          `their parameters and columns. dataset_rows answers ${rows.default} rows unless given a limit (at most ${rows.max}), with the offset of the next page.`,
+      },
+    );
+    const register = (
+      name: ToolName,
+      title: string,
+      description: string,
+      advertised: (subjects: ToolSubjects) => JsonSchema,
+      run: (caller: Caller, args: Record<string, unknown>) => Promise<CallToolResult>,
+    ) =>
+      server.registerTool(
+        name,
+        {
+          title,
+          description,
+          inputSchema: inputOf(name, () => advertised(held.subjects)),
+          outputSchema: OUTPUT_SCHEMAS[name],
+          annotations: { title, ...READ_ONLY },
+        },
+        (args: unknown) => this.call(current, name, (args ?? {}) as Record<string, unknown>, run),
+      );
+
+    register(
+      'catalog',
+      'Data catalog',
+      'The datasets and dashboards you may open, with their parameters (options, bounds, defaults) and columns',
+      () => LOOSE_INPUTS.catalog,
+      (who) => this.tools.catalog(who),
+    );
+    register(
+      'dataset_parameters',
+      "A dataset's parameters",
+      "A dataset's parameters for the given selections, with cascading applied: the options of a child parameter follow its parent's selection",
+      datasetParametersInput,
+      (who, args) => this.tools.datasetParameters(who, args),
+    );
+    register(
+      'dataset_rows',
+      "A dataset's rows",
+      `A dataset's rows for the given selections: the columns asked for, ${rows.default} rows unless a limit is given (at most ${rows.max}), from an offset. The answer says how many rows were left out and the offset of the next page`,
+      (subjects) => datasetRowsInput(subjects, rows),
+      (who, args) => this.tools.datasetRows(who, args),
+    );
+    register(
+      'dashboard',
+      'A dashboard',
+      'A dashboard rendered for the given selections: a PNG image or an HTML page, as the dashboard is made',
+      dashboardInput,
+      (who, args) => this.tools.dashboard(who, args),
+    );
+    if (caller.isAdmin) {
+      register(
+        'query_models',
+        'SQL over the models',
+        "For administrators: read-only SQL over the project's models, in the sandbox and time limit of query-models",
+        () => queryModelsInput(rows),
+        (who, args) => this.tools.queryModels(who, args),
+      );
+    }
+    server.registerResource(
+      'catalog',
+      `drey://${project.name}/catalog`,
+      {
+        title: `${project.label}: data catalog`,
+        description: 'What the catalog tool answers, as JSON',
+        mimeType: 'application/json',
+      },
+      async (uri) => {
+        const result = await this.call(current, 'catalog', {}, (who) => this.tools.catalog(who));
+        const text = result.isError
+          ? (result.content[0] as { text: string }).text
+          : JSON.stringify(result.structuredContent);
+        return { contents: [{ uri: uri.href, mimeType: 'application/json', text }] };
+      },
+    );
+    this.refreshers.set(server, async () => {
+      held.subjects = await this.tools.subjects(await current());
+      server.sendToolListChanged();
+      server.sendResourceListChanged();
+    });
+    return server;
+  }
+
+  /**
+   * For a server that serves a whole connection (stdio, 2025 revision): works its tools' enums, options
+   * and bounds out again for the project now served, and tells the client that they changed.
+   */
+  async refresh(server: McpServer): Promise<void> {
+    await this.refreshers.get(server)?.();
+  }
+
+  /**
+   * One tool call: audited (caller, tool, item, selections) and counted, its refusal a tool error
+   * carrying the HTTP endpoint's body (`{statusCode, error, message}`), never data.
+   */
+  private async call(
+    current: () => Promise<Caller>,
+    tool: ToolName,
+    args: Record<string, unknown>,
+    run: (caller: Caller, args: Record<string, unknown>) => Promise<CallToolResult>,
+  ): Promise<CallToolResult> {
+    const { item, selections } = callSubject(tool, args);
+    const audited = { tool, selections };
+    let caller: Caller | undefined;
+    try {
+      caller = await current();
+      const result = await run(caller, args);
+      await this.audit.record({
+        action: 'mcp_tool_call',
+        actor: caller.username,
+        target: item,
+        details: audited,
+      });
+      this.calls.inc({ tool, outcome: 'success' });
+      return result;
+    } catch (error) {
+      const reply = describeError(error, caller?.isAdmin ?? false);
+      if (reply.unexpected) {
+        this.logger.emit('error', 'mcp tool failed', {
+          tool,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
+      }
+      this.calls.inc({ tool, outcome: reply.code });
+      await this.audit
+        .record({
+          action: 'mcp_tool_call',
+          actor: caller?.username ?? null,
+          target: item,
+          outcome: 'failure',
+          details: { ...audited, error: reply.code },
+        })
+        .catch((auditError: unknown) =>
+          this.logger.emit('error', 'audit row not written', {
+            action: 'mcp_tool_call',
+            error: auditError instanceof Error ? auditError.message : String(auditError),
+          }),
+        );
+      return {
+        content: [{ type: 'text', text: JSON.stringify(renderCurrent(reply)) }],
+        isError: true,
+      };
+    }
+  }
+}
+
+function callerOf(context: McpRequestContext): Caller {
+  const caller = context.authInfo?.extra?.[CALLER_KEY] as Caller | undefined;
+  return caller ?? ANONYMOUS;
+}
