@@ -68,7 +68,7 @@ export class EmbedTokensController {
   @Delete('embed-tokens/:id')
   @HttpCode(200)
   @ApiEmpty('Revoked')
-  @ApiErrors(400)
+  @ApiErrors(...BODY_ERRORS)
   async revoke(@CurrentAdmin() admin: AdminCaller, @Param('id') id: string): Promise<void> {
     await this.embeds.revoke(admin, id);
   }
