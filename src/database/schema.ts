@@ -14,7 +14,15 @@ import { BuildsProject1764100000000 } from '@/database/migrations/1764100000000-
 import { BuildTriggerAndWebhooks1764200000000 } from '@/database/migrations/1764200000000-build-trigger-and-webhooks';
 
 /** Every entity and every migration, in order. A test fails when the two disagree. */
-export const ENTITIES = [BuildRun, User, AccessToken, LoginFailure, AuditEvent, WebhookDelivery, EmbedRevocation];
+export const ENTITIES = [
+  BuildRun,
+  User,
+  AccessToken,
+  LoginFailure,
+  AuditEvent,
+  WebhookDelivery,
+  EmbedRevocation,
+];
 export const MIGRATIONS = [
   BuildRuns1763800000000,
   UsersAndTokens1763800100000,
