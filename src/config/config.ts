@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '@/config/config-error';
+import { type Env, list, text } from '@/config/env-values';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
 import type { LogLevel } from '@/http/request/json-logger';
 import { PASSWORD_MIN_LENGTH, passwordProblem } from '@/core/users/password-policy';
@@ -127,15 +128,8 @@ export interface WebhookConfig {
   timeoutMs: number;
 }
 
-type Env = Record<string, string | undefined>;
-
 /** Where state lives when DATA_DIR is not set: a folder per project under it. */
 export const DEFAULT_DATA_DIR = '.data';
-
-function text(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-}
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = text(env, name);
@@ -208,10 +202,7 @@ function previousSecrets(
   jwtSecret: string | undefined,
 ): { jwtPreviousSecrets: string[]; jwtPreviousSecretsUntil?: Date } {
   const name = 'JWT_PREVIOUS_SECRETS';
-  const secrets = (text(env, name) ?? '')
-    .split(',')
-    .map((secret) => secret.trim())
-    .filter((secret) => secret !== '');
+  const secrets = list(env, name);
   secrets.forEach((secret, index) => {
     const which = `entry ${index + 1} of ${secrets.length}`;
     if (secret.length < 32)
@@ -260,10 +251,7 @@ function buildSchedule(env: Env): BuildSchedule | 'off' | undefined {
 const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/;
 
 function webhooks(env: Env): WebhookConfig {
-  const urls = (text(env, 'WEBHOOK_URLS') ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
+  const urls = list(env, 'WEBHOOK_URLS');
   urls.forEach((entry, index) => {
     const which = `entry ${index + 1} of ${urls.length}`;
     let parsed: URL;
@@ -308,10 +296,7 @@ function embedding(env: Env, cwd: string): EmbeddingConfig {
     throw new ConfigError('EMBED_SECRET', 'must be at least 32 characters long');
   }
   const file = text(env, 'EMBED_PUBLIC_KEY_FILE');
-  const frameOrigins = (text(env, 'EMBED_FRAME_ORIGINS') ?? '')
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== '');
+  const frameOrigins = list(env, 'EMBED_FRAME_ORIGINS');
   for (const origin of frameOrigins) {
     if (!/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(origin)) {
       throw new ConfigError(
@@ -356,10 +341,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
   const adminPasswordProblem =
     adminPassword === undefined ? undefined : passwordProblem(adminPassword, passwordMinLength);
   if (adminPasswordProblem) throw new ConfigError('ADMIN_PASSWORD', adminPasswordProblem);
-  const corsOrigins = (text(env, 'CORS_ORIGINS') ?? '')
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== '');
+  const corsOrigins = list(env, 'CORS_ORIGINS');
   for (const origin of corsOrigins) {
     if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
       throw new ConfigError('CORS_ORIGINS', `has an invalid origin "${origin}"`);

@@ -1,7 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { ConfigError } from '@/config/config-error';
-
-type Env = Record<string, string | undefined>;
+import { type Env, list, text } from '@/config/env-values';
 
 /** Trusted identity headers from an authenticating proxy. */
 export interface HeaderSsoConfig {
@@ -35,18 +34,6 @@ export interface SsoConfig {
   adminGroups: string[];
   /** user field -> group -> value; the first group in the map's own order that the user has wins. */
   fieldMap: Record<string, Record<string, string | number | boolean>>;
-}
-
-function text(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
-function list(env: Env, name: string): string[] {
-  return (text(env, name) ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
 }
 
 const HEADER_NAME = /^[A-Za-z0-9-]{1,100}$/;
