@@ -2,9 +2,9 @@ import type { Caller, EmbedGrant, EmbedValue } from '@/core/caller';
 import { ForbiddenError, InvalidRequestError, NotFoundError } from '@/core/errors';
 import type { Project } from '@/core/project/project';
 import {
+  fieldValueProblem,
   type UserField,
   type UserFieldValue,
-  valueMatchesType,
   withFieldDefaults,
 } from '@/core/project/user-fields';
 import { InvalidSelectionError } from '@/core/parameters/parameter-errors';
@@ -195,20 +195,8 @@ export function embedAttributes(
         `The embedding's user attribute "${name}" is no user field of the project`,
       );
     }
-    if (value === null && !field.required) {
-      values[name] = null;
-      continue;
-    }
-    if (!valueMatchesType(value, field.type)) {
-      throw new EmbedClaimsError(
-        `The embedding's user attribute "${name}" must be of type ${field.type}`,
-      );
-    }
-    if (field.enum && !field.enum.includes(value as UserFieldValue)) {
-      throw new EmbedClaimsError(
-        `The embedding's user attribute "${name}" must be one of ${field.enum.map(String).join(', ')}`,
-      );
-    }
+    const problem = fieldValueProblem(field, value);
+    if (problem) throw new EmbedClaimsError(`The embedding's user attribute "${name}" ${problem}`);
     values[name] = value as UserFieldValue;
   }
   return withFieldDefaults(values, fields);

@@ -1,8 +1,8 @@
 import { DomainError } from '@/core/errors';
 import {
+  fieldValueProblem,
   UserField,
   UserFieldValue,
-  valueMatchesType,
   withFieldDefaults,
 } from '@/core/project/user-fields';
 
@@ -36,21 +36,9 @@ function asObject(body: unknown): Record<string, unknown> {
 }
 
 function checkValue(field: UserField, value: unknown): UserFieldValue {
-  if (value === null) {
-    if (field.required)
-      throw new InvalidUserError(`Field "${field.name}" is required and cannot be null`);
-    return null;
-  }
-  if (!valueMatchesType(value, field.type)) {
-    throw new InvalidUserError(`Field "${field.name}" must be of type ${field.type}`);
-  }
-  const typed = value as UserFieldValue;
-  if (field.enum && !field.enum.includes(typed)) {
-    throw new InvalidUserError(
-      `Field "${field.name}" must be one of ${field.enum.map(String).join(', ')}`,
-    );
-  }
-  return typed;
+  const problem = fieldValueProblem(field, value);
+  if (problem) throw new InvalidUserError(`Field "${field.name}" ${problem}`);
+  return value as UserFieldValue;
 }
 
 /**

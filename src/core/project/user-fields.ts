@@ -31,6 +31,20 @@ export function valueMatchesType(value: unknown, type: UserFieldType): boolean {
   }
 }
 
+/**
+ * Why `value` is not one `field` may hold (its type, its enum; null only when it is not required), as the
+ * end of a sentence naming the field; undefined when it may hold it. Users' fields and embedding tokens'
+ * attributes are checked by it alike.
+ */
+export function fieldValueProblem(field: UserField, value: unknown): string | undefined {
+  if (value === null) return field.required ? 'is required and cannot be null' : undefined;
+  if (!valueMatchesType(value, field.type)) return `must be of type ${field.type}`;
+  if (field.enum && !field.enum.includes(value as UserFieldValue)) {
+    return `must be one of ${field.enum.map(String).join(', ')}`;
+  }
+  return undefined;
+}
+
 /** Parses `user_fields` of the manifest; problems name the path inside the file. */
 export function parseUserFields(raw: unknown, file: string, problems: Problems): UserField[] {
   if (raw === undefined || raw === null) return [];
