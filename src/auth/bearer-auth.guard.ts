@@ -7,6 +7,7 @@ import { ANONYMOUS, Caller, asAdministrator } from '@/core/caller';
 import { bearerToken, jwtAlgorithm } from '@/auth/bearer-token';
 import { basicClientCredentials, isBasicAuthorization } from '@/auth/client-credentials';
 import { SsoService } from '@/auth/sso/sso.service';
+import { refuseEmbedded } from '@/core/embed';
 import { EmbedTokensService } from '@/auth/embed-tokens.service';
 import type { TokenRefusal } from '@/auth/jwt.strategy';
 import { AuthenticationRequiredError, ForbiddenError, InvalidTokenError } from '@/core/errors';
@@ -48,12 +49,8 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
 
     if (access === 'optional' || access === 'login') return true;
     if (caller.username === null) throw new AuthenticationRequiredError();
-    if (caller.embed) {
-      // An embedding opens its item, through the routes open to everyone; nothing that needs a user.
-      throw new ForbiddenError(
-        `An embedding token opens only its ${caller.embed.kind} "${caller.embed.name}"`,
-      );
-    }
+    // An embedding opens its item, through the routes open to everyone; nothing that needs a user.
+    refuseEmbedded(caller, 'what needs a signed-in user');
     if (access === 'admin') {
       // The one place an administrator is admitted: services for administrators take what this decides.
       const admin = asAdministrator(caller);
@@ -74,14 +71,13 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
       basicClientCredentials(header as string);
       return ANONYMOUS;
     }
-    const embedded = bearerToken(header) ?? embedTokenOf(request);
+    const token = bearerToken(header);
+    const embedded = token ?? embedTokenOf(request);
     if (embedded !== undefined && this.embeds.isEmbedToken(embedded)) {
       return this.embeds.callerOf(embedded);
     }
-    if (this.sso.oidcEnabled) {
-      const token = bearerToken(header);
-      if (token !== undefined && jwtAlgorithm(token) !== 'HS256')
-        return this.sso.fromIdpToken(token);
+    if (this.sso.oidcEnabled && token !== undefined && jwtAlgorithm(token) !== 'HS256') {
+      return this.sso.fromIdpToken(token);
     }
     // passport-jwt; its extractor (bearerTokenOf) throws 401 for a header that is neither empty nor
     // "Bearer <token>", and handleRequest below decides the rest.

@@ -14,6 +14,8 @@ import {
   EmbedClaimsError,
   embedAttributes,
   embedUsername,
+  isTokenId,
+  issuedDetails,
   parseEmbedClaims,
   planEmbedToken,
   type EmbedClaims,
@@ -205,12 +207,7 @@ export class EmbedTokensService {
       now: new Date(),
     });
     const token = await signEmbedToken(plan, this.dreyKeys.current);
-    await this.audit.recordBy(admin, 'embed_token.create', plan.id, {
-      kind: plan.kind,
-      item: plan.name,
-      locked: plan.locked,
-      expiresAt: plan.expiresAt.toISOString(),
-    });
+    await this.audit.recordBy(admin, 'embed_token.create', plan.id, issuedDetails(plan));
     return { token, id: plan.id, expiresAt: plan.expiresAt, kind: plan.kind, name: plan.name };
   }
 
@@ -219,7 +216,7 @@ export class EmbedTokensService {
    * any more, on every process, until it would have expired.
    */
   async revoke(admin: AdminCaller, id: string): Promise<void> {
-    if (!/^[\x21-\x7e]{1,128}$/.test(id)) {
+    if (!isTokenId(id)) {
       throw new InvalidRequestError('A token id is 1-128 printable characters');
     }
     const until = new Date(Date.now() + (this.config.embedding.maxMinutes * 60 + 60) * 1000);

@@ -7,7 +7,7 @@ import type { CliOutput } from '@/cli/cli-output';
 import { openServiceDatabase } from '@/cli/service-database';
 import type { AppConfig } from '@/config/config';
 import { resolveSecrets } from '@/config/secrets';
-import { planEmbedToken } from '@/core/embed';
+import { issuedDetails, planEmbedToken } from '@/core/embed';
 import { formatTimestamp } from '@/core/timestamps';
 import { loadProject } from '@/core/project/project-loader';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
@@ -66,12 +66,7 @@ export async function embedTokenCommand(
       action: 'embed_token.create',
       actor: ACTOR,
       target: plan.id,
-      details: {
-        kind: plan.kind,
-        item: plan.name,
-        locked: plan.locked,
-        expiresAt: plan.expiresAt.toISOString(),
-      },
+      details: issuedDetails(plan),
     });
   } finally {
     await database.close();

@@ -38,7 +38,13 @@ const MAX_PARAMETERS = 64;
 const MAX_VALUES = 200;
 const MAX_TEXT = 500;
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,127}$/;
+/** A token id (`jti`) or a viewer (`sub`): printable, no spaces, a header's worth at most. */
 const SUBJECT = /^[\x21-\x7e]{1,128}$/;
+
+/** Whether `id` can be an embedding token's `jti` (what a revocation names). */
+export function isTokenId(id: string): boolean {
+  return SUBJECT.test(id);
+}
 
 function mapping(value: unknown, claim: string): Record<string, unknown> {
   if (value === undefined || value === null) return {};
@@ -221,6 +227,16 @@ export interface EmbedTokenPlan {
   kind: 'dataset' | 'dashboard';
   name: string;
   locked: Record<string, EmbedValue>;
+}
+
+/** What the audit log records of an issued token: the item, the values it locks, when it expires. */
+export function issuedDetails(plan: EmbedTokenPlan): Record<string, unknown> {
+  return {
+    kind: plan.kind,
+    item: plan.name,
+    locked: plan.locked,
+    expiresAt: plan.expiresAt.toISOString(),
+  };
 }
 
 /** Minutes an administrator's token lives unless asked otherwise. */
