@@ -50,16 +50,7 @@ export async function connectMcp(
   if (kind === 'v1') {
     const client = new ClientV1({ name: 'drey-test-v1', version: '1.0.0' });
     await client.connect(new HttpTransportV1(endpoint, { requestInit: { headers } }));
-    return {
-      kind,
-      protocol: (client.transport as HttpTransportV1 | undefined)?.protocolVersion,
-      listTools: () => client.listTools() as Promise<{ tools: ToolInfo[] }>,
-      callTool: (name, args = {}) =>
-        client.callTool({ name, arguments: args }) as Promise<ToolResult>,
-      listResources: () => client.listResources(),
-      readResource: (uri) => client.readResource({ uri }),
-      close: () => client.close(),
-    };
+    return v1Face(kind, client, (client.transport as HttpTransportV1 | undefined)?.protocolVersion);
   }
   const client = new ClientV2(
     { name: 'drey-test-v2', version: '1.0.0' },
@@ -88,15 +79,8 @@ export async function connectStdio(
     transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
     await client.connect(transport);
     return {
-      kind,
-      protocol: client.getServerVersion() ? '2025-11-25' : undefined,
+      ...v1Face(kind, client, client.getServerVersion() ? '2025-11-25' : undefined),
       stderr,
-      listTools: () => client.listTools() as Promise<{ tools: ToolInfo[] }>,
-      callTool: (name, callArgs = {}) =>
-        client.callTool({ name, arguments: callArgs }) as Promise<ToolResult>,
-      listResources: () => client.listResources(),
-      readResource: (uri) => client.readResource({ uri }),
-      close: () => client.close(),
     };
   }
   const client = new ClientV2(
@@ -108,6 +92,20 @@ export async function connectStdio(
   transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
   await client.connect(transport);
   return { ...v2Face(kind, client), stderr };
+}
+
+/** A v1 SDK client behind the tests' face; `protocol` as its transport tells it. */
+function v1Face(kind: ClientKind, client: ClientV1, protocol: string | undefined): McpTestClient {
+  return {
+    kind,
+    protocol,
+    listTools: () => client.listTools() as Promise<{ tools: ToolInfo[] }>,
+    callTool: (name, args = {}) =>
+      client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+    listResources: () => client.listResources(),
+    readResource: (uri) => client.readResource({ uri }),
+    close: () => client.close(),
+  };
 }
 
 export function v2Face(kind: ClientKind, client: ClientV2): McpTestClient {
