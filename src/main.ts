@@ -81,6 +81,13 @@ async function main(): Promise<void> {
           .catch(() => undefined),
     );
     await app.listen(config.port, config.host);
+    // Exports, queries and compression off the event loop yield the CPU to it (BackgroundThreads).
+    const { BackgroundThreads } = await import('./config/background-threads');
+    new BackgroundThreads(config.backgroundThreadNice, (error) =>
+      logger.emit('warn', 'background threads keep their priority', {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    ).start();
     const { startupSummary } = await import('./startup-summary');
     await startupSummary(app, config, logger, envFile);
   } catch (error) {

@@ -1,7 +1,9 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { Client } from 'pg';
 import { Api, P } from './support/api';
 import { http } from './support/http';
 import { TestServer, startServer } from './support/server';
+import { until } from './support/wait';
 
 /**
  * Longer than every pool and connection timeout between Drey and its embedded database: node-postgres'
@@ -87,6 +89,37 @@ describe('embedded defaults (PGlite, in-process queue), across idle periods', ()
       .filter((line) => line.msg === 'request' && Number(line.status) >= 500);
     expect(failed).toEqual([]);
   }, 90_000);
+
+  it("keeps its database's thread at the event loop's priority, and lowers the other threads", async () => {
+    const pid = t.server.child.pid!;
+    const nices = () =>
+      Promise.resolve(
+        readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+          try {
+            // Field 19 of a thread's stat: its nice value.
+            return [
+              Number(
+                readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')
+                  .split(') ')[1]
+                  .split(' ')[16],
+              ),
+            ];
+          } catch {
+            return []; // a thread that ended meanwhile
+          }
+        }),
+      );
+    // The server lowers new threads within a second of their start: at last, the main thread and PGlite's
+    // are the only ones left at 0.
+    const all = await until(
+      nices,
+      (values) => values.filter((nice) => nice === 0).length === 2,
+      5000,
+    );
+    expect(all.filter((nice) => nice === 0)).toHaveLength(2);
+    expect(all.filter((nice) => nice !== 0 && nice !== 10)).toEqual([]);
+    expect(all.length).toBeGreaterThan(4);
+  });
 });
 
 describe('readiness', () => {

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DataType, tableFromIPC } from 'apache-arrow';
 import { MONTHLY } from './support/figures';
 import { Api, L, P } from './support/api';
+import { until } from './support/wait';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
 
 type Row = Record<string, unknown>;
@@ -220,6 +221,43 @@ describe('exports at engine speed (issue 27): CSV, NDJSON, Parquet, Arrow and Ex
     const again = await get(`${TRANSACTIONS}?x_format=csv`);
     expect(again.status).toBe(200);
     expect((await again.text()).split('\r\n')).toHaveLength(1002);
+  });
+
+  it('runs the threads that write exports below the event loop (BACKGROUND_THREAD_NICE, 10 by default)', async () => {
+    const pid = t.server.child.pid!;
+    /** Each thread's CPU ticks and nice value, from /proc (fields 14, 15 and 19 of its stat). */
+    const threads = () =>
+      readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+        try {
+          const fields = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')
+            .split(') ')[1]
+            .split(' ');
+          return [
+            {
+              id: Number(task),
+              ticks: Number(fields[11]) + Number(fields[12]),
+              nice: Number(fields[16]),
+            },
+          ];
+        } catch {
+          return []; // a thread that ended meanwhile
+        }
+      });
+    const before = new Map(threads().map(({ id, ticks }) => [id, ticks]));
+    const exported = await get(`${TRANSACTIONS}?x_format=xlsx`);
+    expect(exported.status).toBe(200);
+    await exported.arrayBuffer();
+    // The server lowers new threads within a second of their start.
+    const after = await until(
+      () => Promise.resolve(threads()),
+      (all) => all.every((thread) => thread.id === pid || thread.nice === 10),
+      5000,
+    );
+    expect(after.find((thread) => thread.id === pid)?.nice).toBe(0);
+    const others = after.filter((thread) => thread.id !== pid);
+    expect(others.filter((thread) => thread.nice !== 10)).toEqual([]);
+    // The export's work ran on them: some thread other than the main one took CPU time meanwhile.
+    expect(others.some((thread) => thread.ticks > (before.get(thread.id) ?? 0))).toBe(true);
   });
 });
 

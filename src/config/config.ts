@@ -62,6 +62,11 @@ export interface AppConfig {
     /** Disk that exports being written and sent may take together, in MB. */
     exportLimitMb: number;
   };
+  /**
+   * The nice value of the server's threads other than the event loop's (config/background-threads.ts),
+   * 0 to 19; 0 leaves them as they are.
+   */
+  backgroundThreadNice: number;
   /** Bytes of dataset results (and their serialised pages) kept in each process's memory; 0 keeps none. */
   resultCacheMemoryBytes: number;
   /** Bytes of rendered dashboards (HTML and PNG) kept in each process's memory; 0 keeps none. */
@@ -373,6 +378,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
       tempLimitMb: integer(env, 'ENGINE_TEMP_LIMIT_MB', 1024, 0, 10_485_760),
       exportLimitMb: integer(env, 'ENGINE_EXPORT_LIMIT_MB', 2048, 1, 10_485_760),
     },
+    backgroundThreadNice: integer(env, 'BACKGROUND_THREAD_NICE', 10, 0, 19),
     resultCacheMemoryBytes: integer(env, 'RESULT_CACHE_MEMORY_MB', 64, 0, 65_536) * 1024 * 1024,
     dashboardCacheMemoryBytes:
       integer(env, 'DASHBOARD_CACHE_MEMORY_MB', 32, 0, 65_536) * 1024 * 1024,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { acquireLock, EmbeddedLock, OnStale } from '@/database/embedded-lock';
 import type { WorkerReady } from '@/database/embedded-postgres.worker';
+import { keepPriority } from '@/config/background-threads';
 
 /** A PGlite database under DATA_DIR, served on a loopback port so `pg` and TypeORM use it unchanged. */
 export interface EmbeddedPostgres {
@@ -69,6 +70,8 @@ function startWorker(dir: string, lock: EmbeddedLock): Promise<EmbeddedPostgres>
     worker.once('message', (message: WorkerReady) => {
       // Published in the lock: a command line writes through this port instead of opening PGlite again.
       lock.setPort(message.port);
+      // The database answers the event loop's queries: it keeps their priority.
+      if (message.threadId !== undefined) keepPriority(message.threadId);
       resolve({
         url: `postgres://postgres@127.0.0.1:${message.port}/postgres`,
         async stop() {

@@ -5,6 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import { SessionGate } from '@/database/embedded-session-gate';
 import { readPgliteTemplate } from '@/database/pglite-template';
+import { currentThreadId } from '@/config/background-threads';
 
 /*
  * The embedded database's own thread (see embedded-postgres.ts): PGlite runs Postgres compiled to
@@ -65,6 +66,8 @@ async function runRaw(db: PGlite, sql: string): Promise<void> {
 export interface WorkerReady {
   type: 'ready';
   port: number;
+  /** This thread's id, which the server keeps at the event loop's priority (BackgroundThreads). */
+  threadId?: number;
 }
 
 /**
@@ -127,7 +130,11 @@ async function serve(dir: string): Promise<void> {
       parentPort?.close();
     })();
   });
-  parentPort?.postMessage({ type: 'ready', port } satisfies WorkerReady);
+  parentPort?.postMessage({
+    type: 'ready',
+    port,
+    threadId: currentThreadId(),
+  } satisfies WorkerReady);
 }
 
 // A failure rejects unhandled, which ends the worker: the main thread gets it as the worker's 'error' event.
