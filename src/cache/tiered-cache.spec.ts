@@ -175,7 +175,10 @@ describe('TieredCache', () => {
   it('counts a page’s compressed forms in the memory budget, and drops a page they push past its cap', () => {
     // Budget 1,024 bytes; each page 100 bytes of body, "k<n>" keys, 4-byte ETags.
     const results = cache(undefined, { memoryBytes: 1024, maxEntryBytes: 400 });
-    const pages: Page[] = Array.from({ length: 8 }, () => ({ body: 'x'.repeat(100), etag: '"e"' }));
+    const pages: Page[] = Array.from({ length: 8 }, () => ({
+      body: Buffer.alloc(100),
+      etag: '"e"',
+    }));
     pages.forEach((page, n) => results.keepPage(`k${n}`, page));
     expect(pages.every((page, n) => results.page(`k${n}`) === page)).toBe(true);
     // Each gains 200 bytes of compressed forms, kept again as the writer does: 305 bytes a page now, so

@@ -19,7 +19,8 @@ export interface ResultCodec<T> {
  * asked for them (the writer adds them, `sendReply`; the page is kept again to count them).
  */
 export interface Page {
-  body: string;
+  /** Its UTF-8 bytes, written as they are: encoding 14 KB of text on every send cost 3 µs of CPU. */
+  body: Buffer;
   etag: string;
   encoded?: Encoded;
 }

@@ -212,9 +212,9 @@ export class DatasetsService {
       return { kind: 'stream', contentType: CONTENT_TYPES.json, chunks: json, etag };
     }
     if (!etag) return { kind: 'body', body: json };
-    const kept: Page = { body: json, etag };
+    const kept: Page = { body: Buffer.from(json), etag };
     this.cache.keepPage(page, kept);
-    return { kind: 'body', body: json, etag, kept: this.keptBody(page, kept) };
+    return { kind: 'body', body: kept.body, etag, kept: this.keptBody(page, kept) };
   }
 
   private async pagedBody(

@@ -7,7 +7,7 @@ export type ResultReply =
    * A serialised JSON response, kept for the next identical request (`kept`: as kept, with its compressed
    * forms, which the writer sends as they are or makes once).
    */
-  | { kind: 'body'; body: string; etag?: string; filename?: string; kept?: KeptBody }
+  | { kind: 'body'; body: string | Buffer; etag?: string; filename?: string; kept?: KeptBody }
   /** The client's copy (`If-None-Match`) is current. */
   | { kind: 'not-modified'; etag: string }
   /** Written as it is produced: a large JSON page, or a CSV or NDJSON export. */
