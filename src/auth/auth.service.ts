@@ -8,6 +8,7 @@ import { JsonLogger } from '@/http/request/json-logger';
 import { UsersService } from '@/users/users.service';
 import type { AccessToken } from '@/database/tables/access-tokens.entity';
 import type { User } from '@/database/tables/users.entity';
+import { TokenRecords } from '@/database/tables/token-records';
 
 /** The login form's fields, as sent (LoginFormDto validates their types). */
 export interface LoginForm {
@@ -24,6 +25,7 @@ export class AuthService {
     private readonly limiter: LoginLimiter,
     private readonly logger: JsonLogger,
     private readonly audit: AuditService,
+    private readonly tokenRecords: TokenRecords,
   ) {}
 
   /**
@@ -100,6 +102,8 @@ export class AuthService {
     await this.audit.act(caller.username, 'token.revoke', tokenId, () =>
       this.tokens.revoke(user.id, tokenId),
     );
+    // Committed: refused from every process's next request.
+    await this.tokenRecords.changed();
   }
 
   async changePassword(caller: Caller, oldPassword: string, newPassword: string): Promise<void> {

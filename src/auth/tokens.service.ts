@@ -3,6 +3,7 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import type { AccessToken } from '@/database/tables/access-tokens.entity';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
+import { TokenRecords } from '@/database/tables/token-records';
 import type { User } from '@/database/tables/users.entity';
 import type { Caller } from '@/core/caller';
 import { InvalidRequestError, NotFoundError } from '@/core/errors';
@@ -47,6 +48,7 @@ export class TokensService {
 
   constructor(
     private readonly tokens: AccessTokensRepository,
+    private readonly records: TokenRecords,
     private readonly jwt: JwtService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly served: ServedProject,
@@ -88,8 +90,8 @@ export class TokensService {
    * expired, or its user deleted (and perhaps re-created under the same name, with a new id).
    */
   async callerOf(claims: TokenClaims): Promise<Caller | undefined> {
-    // Read on every request, so that a revocation or a user's deletion takes effect at once everywhere.
-    const row = await this.tokens.findActive(claims.jti);
+    // Checked on every request, so that a revocation or a user's deletion takes effect at once everywhere.
+    const row = await this.records.find(claims.jti);
     if (!row || row.username !== claims.sub) return undefined;
     return {
       username: row.username,

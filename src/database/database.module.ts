@@ -13,6 +13,9 @@ import { UsersRepository } from '@/database/tables/users.repository';
 import { Transactions } from '@/database/tables/transactions';
 import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliveries.repository';
 import { EmbedRevocationsRepository } from '@/database/tables/embed-revocations.repository';
+import { TokenRecords } from '@/database/tables/token-records';
+import { TOKEN_EPOCHS } from '@/cache/cache.module';
+import type { Epochs } from '@/cache/redis-epoch';
 
 /** One small repository per table; services hold the rules and call these by what they do. */
 const REPOSITORIES = [
@@ -49,8 +52,22 @@ const REPOSITORIES = [
     },
     { provide: DataSource, inject: [Database], useFactory: (db: Database) => db.dataSource },
     ...REPOSITORIES,
+    {
+      provide: TokenRecords,
+      inject: [AccessTokensRepository, JsonLogger, { token: TOKEN_EPOCHS, optional: true }],
+      useFactory: (tokens: AccessTokensRepository, logger: JsonLogger, epochs?: Epochs | null) =>
+        new TokenRecords(
+          (id) => tokens.findActive(id),
+          epochs ?? null,
+          (error, hint) =>
+            logger.emit('error', 'token records change not announced', {
+              error: error instanceof Error ? error.message : String(error),
+              hint,
+            }),
+        ),
+    },
   ],
-  exports: [Database, DataSource, ...REPOSITORIES],
+  exports: [Database, DataSource, TokenRecords, ...REPOSITORIES],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(Database) private readonly database: Database) {}

@@ -15,6 +15,7 @@ import { hashPassword, verifyPassword } from '@/users/passwords';
 import { parseNewUser, parseUserUpdate, withFieldDefaults } from '@/users/user-fields.rules';
 import type { User } from '@/database/tables/users.entity';
 import { UsersRepository } from '@/database/tables/users.repository';
+import { TokenRecords } from '@/database/tables/token-records';
 
 export const ADMIN = 'admin';
 
@@ -33,6 +34,7 @@ export class UsersService implements OnApplicationBootstrap {
     private readonly audit: AuditService,
     private readonly loginFailures: LoginFailuresRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tokenRecords: TokenRecords,
   ) {}
 
   /**
@@ -55,6 +57,7 @@ export class UsersService implements OnApplicationBootstrap {
       fields: withFieldDefaults({}, this.project.userFields),
     });
     await this.users.setAdmin(ADMIN, true);
+    await this.tokenRecords.changed();
     if (this.adminCreated || (await this.checkPassword(ADMIN, this.secrets.adminPassword))) return;
     // The configured password sets the one the admin user is created with; afterwards the stored one rules
     // (changed through the API or `drey users reset-password`), and a database restored from a copy keeps
@@ -116,6 +119,8 @@ export class UsersService implements OnApplicationBootstrap {
         }),
       () => ({ target: username, details: { is_admin: change.isAdmin, fields: change.fields } }),
     );
+    // Committed: every process's next request sees the user's new rights and fields.
+    await this.tokenRecords.changed();
     this.logger.emit('info', 'user updated', { actor: caller.username, username });
   }
 
@@ -128,6 +133,7 @@ export class UsersService implements OnApplicationBootstrap {
     await this.audit.act(caller.username, 'user.delete', username, async () => {
       if (!(await this.users.deleteByUsername(username))) throw new UserNotFoundError(username);
     });
+    await this.tokenRecords.changed();
     this.logger.emit('info', 'user deleted', { actor: caller.username, username });
   }
 

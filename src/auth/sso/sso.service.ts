@@ -12,6 +12,7 @@ import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { USERNAME } from '@/users/user-fields.rules';
 import { UsersRepository } from '@/database/tables/users.repository';
+import { TokenRecords } from '@/database/tables/token-records';
 
 /**
  * Single sign-on: identity headers from trusted proxies, and identity-provider bearer tokens. Both become
@@ -31,6 +32,7 @@ export class SsoService implements OnModuleInit {
     private readonly logger: JsonLogger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly served: ServedProject,
+    private readonly tokenRecords: TokenRecords,
   ) {
     if (config.sso.oidc) this.oidc = new OidcVerifier(config.sso.oidc);
   }
@@ -114,7 +116,11 @@ export class SsoService implements OnModuleInit {
     const changed =
       user.isAdmin !== mapped.isAdmin ||
       Object.entries(mapped.fields).some(([name, value]) => user.fields[name] !== value);
-    if (changed) await this.users.updateProfile(user.id, mapped.isAdmin, mapped.fields);
+    if (changed) {
+      await this.users.updateProfile(user.id, mapped.isAdmin, mapped.fields);
+      // The user's named tokens carry the new rights from every process's next request.
+      await this.tokenRecords.changed();
+    }
     return {
       username: identity.username,
       userId: user.id,

@@ -8,9 +8,11 @@ export interface TokenRecord {
   username: string;
   is_admin: boolean;
   fields: Record<string, UserFieldValue>;
+  /** Null for a token that never expires. */
+  expires_at: Date | null;
 }
 
-const LOOKUP = `SELECT t.id AS token_id, u.id AS user_id, u.username, u.is_admin, u.fields
+const LOOKUP = `SELECT t.id AS token_id, u.id AS user_id, u.username, u.is_admin, u.fields, t.expires_at
     FROM access_tokens t JOIN users u ON u.id = t.user_id
    WHERE t.id = ANY($1::uuid[]) AND (t.expires_at IS NULL OR t.expires_at > now())`;
 
