@@ -34,6 +34,16 @@ export class AuditEventsRepository {
     await this.events.insert(event as unknown as QueryDeepPartialEntity<AuditEvent>);
   }
 
+  /**
+   * Many rows in one INSERT, in their order (ids ascend with it), outside any open transaction: the rows
+   * of many callers' reads, written after they were answered (AuditService.recordAfter).
+   */
+  async appendMany(events: NewAuditEvent[]): Promise<void> {
+    await this.dataSource.manager
+      .getRepository(AuditEvent)
+      .insert(events as unknown as QueryDeepPartialEntity<AuditEvent>[]);
+  }
+
   /** Newest first (ties by id), filtered, one page. */
   page(filter: AuditEventFilter): Promise<AuditEvent[]> {
     const query = this.events
