@@ -1,12 +1,17 @@
-import { Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import type { AuditEvent } from '@/database/tables/audit-events.entity';
-import { AuditEventFilter, AuditEventsRepository } from '@/database/tables/audit-events.repository';
+import {
+  AuditEventFilter,
+  AuditEventsRepository,
+  NewAuditEvent,
+} from '@/database/tables/audit-events.repository';
 import type { Caller } from '@/core/caller';
 import { currentRequest } from '@/http/request/request-context';
 import { storableCopy } from '@/http/input/input-limits';
 import { DomainError } from '@/core/errors';
 import { Transactions } from '@/database/tables/transactions';
 import { JsonLogger } from '@/http/request/json-logger';
+import { GroupCommit } from '@/core/group-commit';
 
 export interface AuditEntry {
   action: string;
@@ -25,12 +30,36 @@ export interface AuditOfResult {
   details?: Record<string, unknown>;
 }
 
+/** Rows per INSERT of {@link AuditService.recordAfter} (7 parameters a row, far below Postgres' 65535). */
+const AFTER_BATCH = 500;
+/** Rows waiting past which a read waits for its row to be written (a few MB at most). */
+const AFTER_QUEUED = 10_000;
+
 /**
  * The append-only audit log. Writes are awaited inside the action they record, so an action that answered
- * success has its row; the request id and client address come from the request being served.
+ * success has its row; the request id and client address come from the request being served. Reads that
+ * are audited one by one (MCP tool calls) use {@link recordAfter} instead.
  */
 @Injectable()
-export class AuditService {
+export class AuditService implements BeforeApplicationShutdown {
+  /**
+   * The rows of {@link recordAfter}. A cached `dataset_rows` call (10 rows) whose row was one awaited
+   * INSERT cost the server 1,291 us of CPU, 831 us with these rows (utime+stime from /proc, median of 6
+   * alternating rounds, against 318 us for the same read by POST; 2026-11-26, load average 9 to 11), and
+   * waited for a commit: its median latency was 11 to 33 ms with 10 connections, 4 to 8 ms now.
+   */
+  private readonly after = new GroupCommit<NewAuditEvent>({
+    write: (rows) => this.events.appendMany(rows),
+    failed: (rows, error) =>
+      // Not retried: the log keeps what the rows said, so no audited call goes unrecorded silently.
+      this.logger.emit('error', 'audit rows not written', {
+        error: error instanceof Error ? error.message : String(error),
+        rows,
+      }),
+    maxBatch: AFTER_BATCH,
+    maxQueued: AFTER_QUEUED,
+  });
+
   constructor(
     private readonly events: AuditEventsRepository,
     private readonly transactions: Transactions,
@@ -38,17 +67,27 @@ export class AuditService {
   ) {}
 
   async record(entry: AuditEntry): Promise<void> {
-    const request = currentRequest();
-    // Cut to the columns' lengths and made storable: what a refused input held must not fail its audit row.
-    await this.events.append({
-      action: entry.action,
-      actor: storableCopy(entry.actor?.slice(0, 255) ?? null),
-      target: storableCopy(entry.target?.slice(0, 255) ?? null),
-      outcome: entry.outcome ?? 'success',
-      clientAddress: request?.address ?? null,
-      requestId: request?.requestId ?? null,
-      details: storableCopy(entry.details ?? {}),
-    });
+    await this.events.append(rowOf(entry));
+  }
+
+  /**
+   * For a read answered before its row is written (an MCP tool call). Guaranteed: the row is taken, with
+   * the request's id and address, before the caller answers; rows are written in order, the rows taken
+   * during one event-loop turn or during the previous INSERT in one INSERT; every row taken is written
+   * before the database closes on a normal shutdown (beforeApplicationShutdown runs once the HTTP server
+   * has drained) and before this replica lists the log ({@link list}); an INSERT that fails is logged at
+   * error level with its rows. Not guaranteed: rows taken and not yet written when the process is killed
+   * or crashes (at most the last event-loop turns' and the INSERT in flight). Past {@link AFTER_QUEUED}
+   * waiting rows the caller waits for them to be written, so a slow database slows the reads down rather
+   * than filling the memory.
+   */
+  recordAfter(entry: AuditEntry): Promise<void> {
+    return this.after.add(rowOf(entry));
+  }
+
+  /** The rows taken by {@link recordAfter}, written before the database closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.after.flush();
   }
 
   /**
@@ -101,7 +140,24 @@ export class AuditService {
 
   /** Newest first, with filters; one more row than asked tells whether a next page exists. */
   async list(filter: AuditFilter): Promise<{ events: AuditEvent[]; hasMore: boolean }> {
+    // What this replica has answered is in the log it lists.
+    await this.after.flush();
     const rows = await this.events.page({ ...filter, limit: filter.limit + 1 });
     return { events: rows.slice(0, filter.limit), hasMore: rows.length > filter.limit };
   }
+}
+
+/** An entry as its row: cut to the columns' lengths and made storable, with the request's id and address. */
+function rowOf(entry: AuditEntry): NewAuditEvent {
+  const request = currentRequest();
+  // What a refused input held must not fail its audit row.
+  return {
+    action: entry.action,
+    actor: storableCopy(entry.actor?.slice(0, 255) ?? null),
+    target: storableCopy(entry.target?.slice(0, 255) ?? null),
+    outcome: entry.outcome ?? 'success',
+    clientAddress: request?.address ?? null,
+    requestId: request?.requestId ?? null,
+    details: storableCopy(entry.details ?? {}),
+  };
 }

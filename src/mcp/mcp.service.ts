@@ -247,7 +247,8 @@ export class McpService implements OnModuleDestroy {
     try {
       caller = await current();
       const result = await run(caller, args);
-      await this.audit.record({
+      // Written after the answer, many rows an INSERT: what is guaranteed is said at recordAfter.
+      await this.audit.recordAfter({
         action: 'mcp_tool_call',
         actor: caller.username,
         target: item,
@@ -264,20 +265,13 @@ export class McpService implements OnModuleDestroy {
         });
       }
       this.calls.inc({ tool, outcome: reply.code });
-      await this.audit
-        .record({
-          action: 'mcp_tool_call',
-          actor: caller?.username ?? null,
-          target: item,
-          outcome: 'failure',
-          details: { ...audited, error: reply.code },
-        })
-        .catch((auditError: unknown) =>
-          this.logger.emit('error', 'audit row not written', {
-            action: 'mcp_tool_call',
-            error: auditError instanceof Error ? auditError.message : String(auditError),
-          }),
-        );
+      await this.audit.recordAfter({
+        action: 'mcp_tool_call',
+        actor: caller?.username ?? null,
+        target: item,
+        outcome: 'failure',
+        details: { ...audited, error: reply.code },
+      });
       return {
         content: [{ type: 'text', text: JSON.stringify(renderCurrent(reply)) }],
         isError: true,
