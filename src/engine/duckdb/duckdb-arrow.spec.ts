@@ -32,8 +32,8 @@ async function exported(sql: string): Promise<{ table: Table; batchRows: number[
 describe('arrowStream', () => {
   it('gathers chunks into batches and keeps every value, NULL and type across their seams', async () => {
     // The filter leaves chunks of DuckDB's short of 2,048 rows, so batches join chunks in the middle
-    // of a byte of their validity bitmaps; NULLs start in the second batch for `late` and end in the
-    // first for `early` (the buffers of a batch serve the next one).
+    // of a byte of their validity bitmaps; NULLs start in a later batch for `late` and end in an
+    // earlier one for `early`, so some batches of each column have a validity bitmap and some none.
     const { table, batchRows, rows } = await exported(`
       SELECT i,
         CASE WHEN i % 7 = 3 THEN NULL ELSE i * 3 END::INTEGER AS n,

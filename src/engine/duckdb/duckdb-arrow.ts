@@ -122,14 +122,23 @@ function arrowColumn(name: string, type: DuckDBTypeId): ArrowColumn {
 }
 
 /**
- * Rows gathered from DuckDB's chunks (2,048 rows each) into one record batch. Each record batch costs a
- * message and a flatbuffer here, and apache-arrow's reader as much again: one batch per chunk spent more
- * time there than in copying the values (1,000,000 rows, 489 batches). 32 chunks a batch make that cost
- * negligible while a batch stays a few megabytes.
+ * Rows gathered from DuckDB's chunks (2,048 rows each) into one record batch: 8 chunks, about 1 MB of
+ * bench/project's orders. V8 counts the views of a batch's chunks and the batch's bytes (until the reader
+ * has them) as external memory, and counts what it has grown by since the last full collection against
+ * the old generation's limit; with the server's 60 MB heap that limit leaves some 8 MB, and batches of
+ * 32 chunks (4 MB of message, 5 MB of views) crossed it, so that one full collection led to the next,
+ * often for the rest of the export. Measured on the server (one core, after CSV, NDJSON and Parquet
+ * exports, 2 x 14 exports of 1,000,000 rows each): 65,536 rows a batch, 0.13-0.73 s of CPU per export,
+ * a third of them over 0.25 s; 32,768 rows, 0.14-0.66 s; 16,384 rows, 0.12-0.28 s. The message of a
+ * batch costs a flatbuffer here, and apache-arrow's reader as much again: 62 batches for 1,000,000 rows
+ * keep that small.
  */
-export const ARROW_BATCH_ROWS = 65_536;
-/** Text bytes after which a batch is sent early, so that long strings do not make a batch huge. */
-export const ARROW_BATCH_TEXT_BYTES = 16 * 1024 * 1024;
+export const ARROW_BATCH_ROWS = 16_384;
+/**
+ * Text bytes after which a batch is sent early, so that long strings do not make a batch large (each
+ * string over 12 bytes is a view of its own, which V8 counts too).
+ */
+export const ARROW_BATCH_TEXT_BYTES = 4 * 1024 * 1024;
 
 /** Set bits of every byte value: the valid rows of 8 rows of a validity bitmap. */
 const BITS_SET = Uint8Array.from({ length: 256 }, (_, byte) => {
@@ -160,12 +169,11 @@ interface PendingChunk {
  * vectors are only looked at when it comes (the NULLs counted, the text measured), and copied once the
  * batch is complete, when every buffer's size is known: fixed-width values and validity bits whole from
  * DuckDB's memory (they have Arrow's binary form, least significant bit first on a little-endian
- * machine), text as UTF-8 bytes, never decoded. So no buffer outlives the batch it was made for: buffers
- * kept from one batch to the next (the previous version's builders, some 6 MB an export) moved to V8's
- * old generation, where only full collections free them, and V8 counts such memory against the heap's
- * limit: after a few exports it collected the whole heap five to eight times per export (an export's CPU
- * time from 0.12 s to 0.6-1.0 s, 1,000,000 rows of bench/project's orders, in one process holding a
- * 60 MB heap).
+ * machine), text as UTF-8 bytes, never decoded. So no buffer outlives the batch it was made for: the
+ * previous version's builders, kept from one batch to the next (some 6 MB an export), moved to V8's old
+ * generation, where only full collections free them, and brought one every few exports, from which
+ * V8 went on collecting the whole heap five to eight times per export (an export's CPU time from
+ * 0.12 s to 0.6-1.0 s; 1,000,000 rows of bench/project's orders in a process holding a 60 MB heap).
  */
 class RecordBatchAssembler {
   rows = 0;
@@ -382,10 +390,11 @@ function copyText(
 }
 
 /**
- * Bytes of a batch the reply may hold besides the one being gathered: the next batch is built while
- * the client reads this one.
+ * Bytes the reply may hold besides the batch being gathered: the next batch is built while the client
+ * reads this one. Kept to a couple of batches, as what waits here for a slow client outlives scavenges
+ * (see ARROW_BATCH_ROWS).
  */
-const ARROW_OUT_HIGH_WATER = 8 * 1024 * 1024;
+const ARROW_OUT_HIGH_WATER = 2 * 1024 * 1024;
 
 /**
  * A query's rows as an Arrow IPC stream (`application/vnd.apache.arrow.stream`): the schema, a record
