@@ -115,6 +115,8 @@ describe('arrowStream', () => {
         "TIME '10:00:00' + to_seconds(i % 3600) AS time",
         '[i, i + 1] AS list',
         "(['a', 'b'])[i % 2 + 1]::ENUM('a', 'b') AS enum",
+        // Every length from empty to past the 12 bytes DuckDB keeps inline.
+        'repeat(chr((97 + i % 26)::INTEGER), i % 15) AS text',
       ]
         .map((column) =>
           column.replace(/^(.*) AS (\w+)$/, 'CASE WHEN i % 7 = 6 THEN NULL ELSE $1 END AS $2'),
@@ -143,6 +145,7 @@ describe('arrowStream', () => {
       time: (i) => `10:${pad(Math.floor((i % 3600) / 60))}:${pad(i % 60)}`,
       list: (i) => `[${i}, ${i + 1}]`,
       enum: (i) => (i % 2 ? 'b' : 'a'),
+      text: (i) => String.fromCharCode(97 + (i % 26)).repeat(i % 15),
     };
     const wrong: string[] = [];
     for (const [name, value] of Object.entries(expected)) {
@@ -175,6 +178,7 @@ describe('arrowStream', () => {
       time: 'Utf8',
       list: 'Utf8',
       enum: 'Utf8',
+      text: 'Utf8',
     });
   });
 

@@ -216,23 +216,29 @@ class RecordBatchAssembler {
   take(): Buffer {
     const layouts = this.columns.map((column, index) => this.layout(column, index));
     const { bytes, starts } = recordBatchMessage(this.rows, layouts);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.columns.forEach((column, index) => {
-      const [validity, ...buffers] = starts[index];
+      const layout = layouts[index];
+      const [validity, data, text] = starts[index];
+      // Offsets, then bytes, for text; the first offset stays the zero it was allocated as.
+      const strings: TextTarget | undefined =
+        column.kind === 'utf8'
+          ? { bytes, view, offsetsStart: data, textStart: text, textEnd: text + layout.buffers[2] }
+          : undefined;
       let at = 0;
-      if (column.kind === 'utf8') bytes.writeInt32LE(0, buffers[0]);
-      let text = 0;
+      let textAt = 0;
       for (const { rows, pieces } of this.pending) {
         const piece = pieces[index];
-        if (layouts[index].nullCount > 0) copyBits(bytes, validity, at, piece.validity, rows);
+        if (layout.nullCount > 0) copyBits(bytes, validity, at, piece.validity, rows);
         switch (column.kind) {
           case 'fixed':
-            bytes.set(piece.data, buffers[0] + at * column.width);
+            bytes.set(piece.data, data + at * column.width);
             break;
           case 'bool':
-            packBooleans(bytes, buffers[0], at, piece.data, rows);
+            packBooleans(bytes, data, at, piece.data, rows);
             break;
           case 'utf8':
-            text = copyText(bytes, buffers[0], buffers[1], at, text, piece, rows);
+            textAt = copyText(strings!, at, textAt, piece, rows);
             break;
         }
         at += rows;
@@ -324,59 +330,76 @@ function packBooleans(
 
 /**
  * A DuckDB string is 16 bytes: its length, then the text itself when it fits in 12 bytes, else a 4-byte
- * prefix and a pointer to it (DuckDB's string_t). A NULL's entry is garbage and is skipped.
+ * prefix and a pointer to it (DuckDB's string_t); as 32-bit words, row r's length is word 4r and its
+ * inline text words 4r+1 to 4r+3. DuckDB's vectors are 8-byte aligned; a copy is taken otherwise.
  */
-function stringSizes(entries: Uint8Array, rows: number): (row: number) => number {
-  if ((entries.byteOffset & 3) === 0) {
-    const sizes = new Uint32Array(entries.buffer, entries.byteOffset, rows * 4);
-    return (row) => sizes[row * 4];
-  }
-  const view = new DataView(entries.buffer, entries.byteOffset, entries.byteLength);
-  return (row) => view.getUint32(row * 16, true);
+function stringEntries(entries: Uint8Array): Uint32Array {
+  const aligned = (entries.byteOffset & 3) === 0 ? entries : entries.slice();
+  return new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength >> 2);
 }
 
+/** Bytes of the valid rows' text (a NULL's entry is garbage). */
 function textBytes(entries: Uint8Array, validity: Uint8Array | null, rows: number): number {
-  const size = stringSizes(entries, rows);
+  const words = stringEntries(entries);
   let bytes = 0;
   for (let row = 0; row < rows; row++) {
-    if (!validity || (validity[row >> 3] >> (row & 7)) & 1) bytes += size(row);
+    if (!validity || (validity[row >> 3] >> (row & 7)) & 1) bytes += words[row * 4];
   }
   return bytes;
 }
 
+/** Where a column's strings go in a batch's message. */
+interface TextTarget {
+  bytes: Buffer;
+  /** The same bytes, for 32-bit writes at any offset. */
+  view: DataView;
+  offsetsStart: number;
+  textStart: number;
+  /** Where the column's text ends: the sum of its valid rows' lengths after {@link textStart}. */
+  textEnd: number;
+}
+
 /**
- * A chunk's strings as Arrow's offsets (one per row, into the batch's bytes) and bytes, from row `at` and
+ * A chunk's strings as Arrow's offsets (one per row, into the batch's text) and bytes, from row `at` and
  * byte `text` of the batch; the one per-row loop. Returns the batch's text bytes after the chunk's.
  */
 function copyText(
-  target: Buffer,
-  offsetsStart: number,
-  bytesStart: number,
+  target: TextTarget,
   at: number,
   text: number,
   piece: ColumnPiece,
   rows: number,
 ): number {
-  const entries = piece.data;
+  const { bytes, view, textStart, textEnd } = target;
   const validity = piece.validity;
-  const size = stringSizes(entries, rows);
+  const words = stringEntries(piece.data);
+  const entries = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
   // Offsets start at a multiple of 8 in a Buffer of its own (byteOffset 0): aligned for an Int32Array.
-  const offsets = new Int32Array(target.buffer, target.byteOffset + offsetsStart, at + rows + 1);
+  const offsets = new Int32Array(
+    bytes.buffer,
+    bytes.byteOffset + target.offsetsStart,
+    at + rows + 1,
+  );
   let end = text;
   for (let row = 0; row < rows; row++) {
-    const length = size(row);
+    const length = words[row * 4];
     if (length > 0 && (!validity || (validity[row >> 3] >> (row & 7)) & 1)) {
-      const entry = row * 16;
-      const to = bytesStart + end;
-      if (length <= 12) {
-        // Byte by byte: a view per short string cost more than the copy (a fifth of the time).
+      const to = textStart + end;
+      if (length <= 12 && to + 12 <= textEnd) {
+        // Whole words, past the string's end too: the strings after it overwrite those bytes, up to
+        // textEnd. A third of the time of a byte-by-byte copy (1,000,000 strings of 4-11 bytes:
+        // 2.3-3.4 ms against 7.7-9.4 ms); a view per short string cost more than either.
+        view.setUint32(to, words[row * 4 + 1], true);
+        if (length > 4) view.setUint32(to + 4, words[row * 4 + 2], true);
+        if (length > 8) view.setUint32(to + 8, words[row * 4 + 3], true);
+      } else if (length <= 12) {
         for (let index = 0; index < length; index++)
-          target[to + index] = entries[entry + 4 + index];
+          bytes[to + index] = entries[row * 16 + 4 + index];
       } else {
-        target.set(
+        bytes.set(
           duckdb.get_data_from_pointer(
-            entries.buffer as ArrayBuffer,
-            entries.byteOffset + entry + 8,
+            words.buffer as ArrayBuffer,
+            words.byteOffset + row * 16 + 8,
             length,
           ),
           to,
