@@ -32,8 +32,8 @@ async function exported(sql: string): Promise<{ table: Table; batchRows: number[
 describe('arrowStream', () => {
   it('gathers chunks into batches and keeps every value, NULL and type across their seams', async () => {
     // The filter leaves chunks of DuckDB's short of 2,048 rows, so batches join chunks in the middle
-    // of a byte of their validity bitmaps; NULLs start in the second batch for `late` and end in the
-    // first for `early` (the buffers of a batch serve the next one).
+    // of a byte of their validity bitmaps; NULLs start in a later batch for `late` and end in an
+    // earlier one for `early`, so some batches of each column have a validity bitmap and some none.
     const { table, batchRows, rows } = await exported(`
       SELECT i,
         CASE WHEN i % 7 = 3 THEN NULL ELSE i * 3 END::INTEGER AS n,
@@ -90,6 +90,96 @@ describe('arrowStream', () => {
     expect(table.getChild('late')!.nullCount).toBe(
       expected.filter((i) => i > 100000 && i % 17 === 0).length,
     );
+  });
+
+  it('keeps every type it maps, and the NULLs of each, over several chunks', async () => {
+    // Each mapping of arrowColumn: the types Arrow shares (copied as they are), the ones cast to DOUBLE,
+    // to microseconds, and to text; every seventh row NULL in every column.
+    const rows = 5000;
+    const { table, rows: sent } = await exported(`
+      SELECT ${[
+        '(i % 100)::TINYINT AS t8',
+        '(i * 7 - 10000)::SMALLINT AS t16',
+        '(i * 100000)::UINTEGER AS u32',
+        '(i % 200)::UTINYINT AS u8',
+        'i::USMALLINT AS u16',
+        'i::UBIGINT * 4000000000000 AS u64',
+        '(i / 8)::FLOAT AS f32',
+        '(i / 4)::DOUBLE AS f64',
+        'i::HUGEINT * 3 AS huge',
+        'i::UHUGEINT AS uhuge',
+        "TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_seconds(i) AS tz",
+        "(TIMESTAMP '2024-01-01' + to_microseconds(i * 1001))::TIMESTAMP_NS AS ns",
+        "(TIMESTAMP '2024-01-01' + to_milliseconds(i))::TIMESTAMP_MS AS ms",
+        "(TIMESTAMP '2024-01-01' + to_seconds(i))::TIMESTAMP_S AS s",
+        "TIME '10:00:00' + to_seconds(i % 3600) AS time",
+        '[i, i + 1] AS list',
+        "(['a', 'b'])[i % 2 + 1]::ENUM('a', 'b') AS enum",
+        // Every length from empty to past the 12 bytes DuckDB keeps inline.
+        'repeat(chr((97 + i % 26)::INTEGER), i % 15) AS text',
+      ]
+        .map((column) =>
+          column.replace(/^(.*) AS (\w+)$/, 'CASE WHEN i % 7 = 6 THEN NULL ELSE $1 END AS $2'),
+        )
+        .join(', ')}
+      FROM range(${rows}) t(i)`);
+    expect(sent).toBe(rows);
+    expect(table.numRows).toBe(rows);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    const expected: Record<string, (i: number) => unknown> = {
+      t8: (i) => i % 100,
+      t16: (i) => i * 7 - 10000,
+      u32: (i) => i * 100000,
+      u8: (i) => i % 200,
+      u16: (i) => i,
+      u64: (i) => BigInt(i) * 4000000000000n,
+      f32: (i) => Math.fround(i / 8),
+      f64: (i) => i / 4,
+      huge: (i) => i * 3,
+      uhuge: (i) => i,
+      // apache-arrow reads a timestamp as milliseconds since 1970.
+      tz: (i) => Date.UTC(2024, 0, 1) + i * 1000,
+      ns: (i) => Date.UTC(2024, 0, 1) + (i * 1001) / 1000,
+      ms: (i) => Date.UTC(2024, 0, 1) + i,
+      s: (i) => Date.UTC(2024, 0, 1) + i * 1000,
+      time: (i) => `10:${pad(Math.floor((i % 3600) / 60))}:${pad(i % 60)}`,
+      list: (i) => `[${i}, ${i + 1}]`,
+      enum: (i) => (i % 2 ? 'b' : 'a'),
+      text: (i) => String.fromCharCode(97 + (i % 26)).repeat(i % 15),
+    };
+    const wrong: string[] = [];
+    for (const [name, value] of Object.entries(expected)) {
+      const column = table.getChild(name)!;
+      expect({ name, nulls: column.nullCount }).toEqual({ name, nulls: Math.floor(rows / 7) });
+      for (let i = 0; i < rows; i++) {
+        const want = i % 7 === 6 ? null : value(i);
+        const got: unknown = column.get(i);
+        if (got !== want) wrong.push(`${name} at ${i}: ${String(got)}, not ${String(want)}`);
+      }
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(
+      Object.fromEntries(table.schema.fields.map((field) => [field.name, String(field.type)])),
+    ).toEqual({
+      t8: 'Int8',
+      t16: 'Int16',
+      u32: 'Uint32',
+      u8: 'Uint8',
+      u16: 'Uint16',
+      u64: 'Uint64',
+      f32: 'Float32',
+      f64: 'Float64',
+      huge: 'Float64',
+      uhuge: 'Float64',
+      tz: 'Timestamp<MICROSECOND, UTC>',
+      ns: 'Timestamp<MICROSECOND>',
+      ms: 'Timestamp<MICROSECOND>',
+      s: 'Timestamp<MICROSECOND>',
+      time: 'Utf8',
+      list: 'Utf8',
+      enum: 'Utf8',
+      text: 'Utf8',
+    });
   });
 
   it('sends a batch early once its text reaches the bound', async () => {
