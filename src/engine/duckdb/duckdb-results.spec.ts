@@ -81,6 +81,22 @@ describe('DuckDB results as JSON', () => {
     expect(result).toMatchObject({ rows: [[0], [1], [2]], truncated: true });
   });
 
+  it('reads every chunk of a result that spans several, up to the row limit', async () => {
+    // DuckDB hands rows over 2,048 at a time: 5,000 rows are three chunks.
+    const whole = await query(
+      'SELECT i, i * 2 AS twice FROM range(5000) t(i) ORDER BY i',
+      [],
+      5000,
+    );
+    expect(whole.truncated).toBe(false);
+    expect(whole.rows).toHaveLength(5000);
+    expect(whole.rows[4999]).toEqual([4999, 9998]);
+    const cut = await query('SELECT i FROM range(5000) t(i) ORDER BY i', [], 4096);
+    expect(cut.truncated).toBe(true);
+    expect(cut.rows).toHaveLength(4096);
+    expect(cut.rows[4095]).toEqual([4095]);
+  });
+
   it('keeps the order of a sorted result under the row limit', async () => {
     const result = await query(
       'SELECT i FROM range(10) t(i) ORDER BY i DESC -- newest first',

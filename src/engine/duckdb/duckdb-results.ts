@@ -1,6 +1,7 @@
 import {
   DuckDBDateValue,
   DuckDBDecimalValue,
+  DuckDBMaterializedResult,
   DuckDBResultReader,
   DuckDBTimestampTZValue,
   DuckDBTimestampValue,
@@ -109,9 +110,12 @@ export interface ColumnMapping {
   convert: Convert;
 }
 
-/** The columns of a result (a reader, or a streaming result) as clients see them. */
+/** The columns of a result (a reader, a materialized or a streaming result) as clients see them. */
 export function columnMappings(
-  source: Pick<DuckDBResultReader, 'columnCount' | 'columnName' | 'columnTypeId' | 'columnType'>,
+  source: Pick<
+    DuckDBResultReader | DuckDBMaterializedResult,
+    'columnCount' | 'columnName' | 'columnTypeId' | 'columnType'
+  >,
 ): ColumnMapping[] {
   const mappings: ColumnMapping[] = [];
   for (let index = 0; index < source.columnCount; index++) {
@@ -161,5 +165,27 @@ export async function readResult(
     columns: mappings.map((mapping) => mapping.column),
     rows: convertColumns(reader.getColumns(), count, mappings),
     truncated: reader.currentRowCount > maxRows,
+  };
+}
+
+/**
+ * A materialized result's first `maxRows` rows, taken from the chunks it already holds: no call goes to
+ * the thread pool. {@link readResult} fetches each chunk, and then the end, with a task of the pool each,
+ * and under load every such task waits behind the queries the pool's threads are running.
+ */
+export function readMaterialized(result: DuckDBMaterializedResult, maxRows: number): QueryResult {
+  const mappings = columnMappings(result);
+  const columns: (DuckDBValue[] | undefined)[] = [];
+  const chunks = result.chunkCount;
+  let read = 0;
+  for (let index = 0; index < chunks && read <= maxRows; index++) {
+    const chunk = result.getChunk(index);
+    chunk.appendToColumns(columns);
+    read += chunk.rowCount;
+  }
+  return {
+    columns: mappings.map((mapping) => mapping.column),
+    rows: convertColumns(columns as DuckDBValue[][], Math.min(read, maxRows), mappings),
+    truncated: read > maxRows,
   };
 }

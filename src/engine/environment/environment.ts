@@ -20,6 +20,13 @@ export function removeDatabaseFiles(path: string): void {
   }
 }
 
+/**
+ * Idle connections an environment keeps for the next query ({@link Environment.withConnection}): as many
+ * as the queries that run at once, which the driver's thread pool (4 threads) bounds, with room for those
+ * waiting on it. An idle connection is a client context without a query, a few KB.
+ */
+const IDLE_CONNECTIONS = 16;
+
 /** A reader's hold on an environment; `release()` may be called more than once. */
 export interface Lease {
   readonly environment: Environment;
@@ -35,6 +42,7 @@ export class Environment {
   private retired = false;
   private deleteWhenUnused = false;
   private closed = false;
+  private readonly idle: DuckDBConnection[] = [];
   /**
    * The project this environment was built from and is served with: set by the build that made it, or, for
    * a build another process made, read from the project folder when this process follows it.
@@ -94,6 +102,36 @@ export class Environment {
     return this.instance.connect();
   }
 
+  /**
+   * Runs `work` on a connection kept from an earlier query, or a new one: opening a connection is a task of
+   * the driver's thread pool, which under load waits behind the queries its threads run. For the
+   * project's own statements only (a dataset's query, its count, a page of it, a parameter's options),
+   * which are SELECTs on a database whose configuration is locked: nothing of a caller stays on the
+   * connection. It is kept only when `work` succeeded and `clean` says it left no query open (a streamed
+   * result read only in part holds its query, and the memory it took, until the connection's next
+   * statement); a failure (an error, the time limit's interrupt) closes it.
+   */
+  async withConnection<T>(
+    work: (connection: DuckDBConnection) => Promise<T>,
+    clean: (value: T) => boolean = () => true,
+  ): Promise<T> {
+    const connection = this.idle.pop() ?? (await this.instance.connect());
+    let keep = false;
+    try {
+      const value = await work(connection);
+      keep = clean(value);
+      return value;
+    } finally {
+      if (keep && !this.closed && this.idle.length < IDLE_CONNECTIONS) this.idle.push(connection);
+      else connection.closeSync();
+    }
+  }
+
+  /** Connections kept idle now, for tests. */
+  get idleConnections(): number {
+    return this.idle.length;
+  }
+
   /** A newer environment took over: closed and deleted as soon as no reader holds it. */
   retire(): void {
     this.deleteWhenUnused = true;
@@ -109,6 +147,7 @@ export class Environment {
   private dispose(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const connection of this.idle.splice(0)) connection.closeSync();
     this.instance.closeSync();
     // Another server process sharing the data folder may have deleted it first: force ignores that.
     if (this.deleteWhenUnused) removeDatabaseFiles(this.path);

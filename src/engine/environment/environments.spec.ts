@@ -203,6 +203,30 @@ describe('environments', () => {
     expect(await doubled()).toEqual([2, 4, 6]);
   });
 
+  it('keeps the connection of a finished query for the next, never one that failed', async () => {
+    await engine.environments.use(async (environment) => {
+      const idle = environment.idleConnections;
+      expect(await doubled()).toEqual([2, 4, 6]);
+      expect(environment.idleConnections).toBe(idle + 1);
+      // The same connection again, not a second one.
+      expect(await doubled()).toEqual([2, 4, 6]);
+      expect(environment.idleConnections).toBe(idle + 1);
+      await expect(
+        engine.runDataset(engine.compileDataset('slow', {}, ANONYMOUS), environment),
+      ).rejects.toMatchObject({ code: 'query_timeout' });
+      // The interrupted query's connection was closed; the one it took is gone from the idle ones.
+      expect(environment.idleConnections).toBe(idle);
+      // A truncated result may hold its query open: not kept either.
+      const truncated = await engine.runDataset(
+        engine.compileDataset('doubled', {}, ANONYMOUS),
+        environment,
+        2,
+      );
+      expect(truncated.truncated).toBe(true);
+      expect(environment.idleConnections).toBe(idle);
+    });
+  });
+
   it.each([
     ["COPY doubled TO '/tmp/drey-leak.csv'", /Permission|read-only|Invalid Input/i],
     ["ATTACH '/tmp/drey-other.duckdb' AS other", /Permission|Invalid Input|disabled/i],

@@ -19,18 +19,20 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function onEnvironment(
+/**
+ * The project's own statement (a model's, a parameter's query) on a connection the environment keeps: a
+ * truncated result may have been streamed and left open (see runDuckdbQuery), so its connection is closed.
+ */
+function onEnvironment(
   environment: Environment,
   sql: string,
   binds: ComposedQuery['binds'],
   limits: QueryLimits,
 ): Promise<QueryResult> {
-  const connection = await environment.connect();
-  try {
-    return await runDuckdbQuery(connection, sql, binds, limits);
-  } finally {
-    connection.closeSync();
-  }
+  return environment.withConnection(
+    (connection) => runDuckdbQuery(connection, sql, binds, limits),
+    (result) => !result.truncated,
+  );
 }
 
 /** Runs a composed model query where it belongs: the environment, or its external connection. */
