@@ -431,3 +431,25 @@ describe('docs/performance.md on npm run bench', () => {
     expect(wrong.stderr).toContain('--only <phases>');
   });
 });
+
+// The one part here that needs the services: a database of its own on the tests' Postgres, a key on Redis.
+describe('node bench/token-lookup-cost.js (docs/performance.md)', () => {
+  it('measures the Postgres lookup against the Redis GET that replaces it, one line per round', () => {
+    const page = readFileSync(join(REPO_ROOT, 'docs', 'performance.md'), 'utf8');
+    expect(page).toContain('`node bench/token-lookup-cost.js`');
+    // As the page gives it, with fewer calls (the defaults are 5,000 calls, 3 rounds).
+    const run = spawnSync(process.execPath, [bench('token-lookup-cost.js'), '300', '2'], {
+      encoding: 'utf8',
+      timeout: 60000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const rounds = run.stdout.trim().split('\n');
+    expect(rounds).toHaveLength(2);
+    for (const line of rounds) {
+      expect(line).toMatch(
+        /^round \d: Postgres lookup \d+\.\d µs of CPU a call, Redis GET \d+\.\d µs \(\d+\.\d\dx\)$/,
+      );
+    }
+  });
+});
