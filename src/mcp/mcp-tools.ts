@@ -182,7 +182,11 @@ export class McpTools {
     );
     // A page of at most MCP_MAX_ROWS (1000) rows is always one body (pieces start past WHOLE_PAGE_ROWS).
     if (reply.kind !== 'body') throw new Error(`A dataset page came as ${reply.kind}`);
-    return pageResult(JSON.parse(reply.body.toString()) as DatasetResult, window.offset, 'dataset_rows');
+    return pageResult(
+      JSON.parse(reply.body.toString()) as DatasetResult,
+      window.offset,
+      'dataset_rows',
+    );
   }
 
   async dashboard(caller: Caller, args: Args): Promise<CallToolResult> {
