@@ -53,7 +53,11 @@ export async function runDuckdbQuery(
         bounded.bind(values, types);
         const result = await bounded.run();
         if (!mayHoldRenamedColumns(result.columnNames())) {
-          return readMaterialized(result, limits.maxRows);
+          const rows = readMaterialized(result, limits.maxRows);
+          // The limit's interrupt may have come as the statement ended, and may still be pending on the
+          // connection: it is a timeout, so the connection is closed rather than kept for another query.
+          if (timedOut) throw new Error('interrupted');
+          return rows;
         }
       } finally {
         bounded.destroySync();
@@ -68,7 +72,9 @@ export async function runDuckdbQuery(
         );
       }
       prepared.bind(values, types);
-      return await readResult(await prepared.streamAndRead(), limits.maxRows);
+      const rows = await readResult(await prepared.streamAndRead(), limits.maxRows);
+      if (timedOut) throw new Error('interrupted');
+      return rows;
     } finally {
       prepared.destroySync();
     }
