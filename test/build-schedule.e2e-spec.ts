@@ -105,7 +105,12 @@ describe('scheduled builds', () => {
       }
       const ran = history.filter((build) => build.trigger === 'schedule');
       expect(ran.length).toBeGreaterThanOrEqual(2);
-      expect(ran.every((build) => ['running', 'succeeded'].includes(build.status))).toBe(true);
+      // None failed; the newest may still wait behind the one before it (a build can take longer than the
+      // schedule's 3 s on a busy machine).
+      expect(
+        ran.filter((build) => !['queued', 'running', 'succeeded'].includes(build.status)),
+      ).toEqual([]);
+      expect(ran.some((build) => build.status !== 'queued')).toBe(true);
     } finally {
       await t.close();
     }
