@@ -7,11 +7,12 @@
 // autocannon (this process) on CPU 1 reads expense_transactions (x_limit=100) with 10 connections for 2 s,
 // then `rounds` (default 3) rounds of 10 s, each printed with the server's utime+stime per request from /proc.
 const { execFileSync } = require('node:child_process');
-const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
+const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const autocannon = require('autocannon');
 const { startDrey } = require('./lib/drey');
+const { cpuSecondsOf } = require('./lib/processes');
 
 const checkout = resolve(process.argv[2] ?? '.');
 const label = process.argv[3] ?? checkout;
@@ -20,11 +21,8 @@ const P = '/api/service-v0/project/expenses/v1';
 const PATH = `${P}/datasets/expense_transactions/results?x_limit=100`;
 const name = `cpu_per_request_${process.pid}`;
 
-/** utime + stime of a process in seconds (USER_HZ is 100 on Linux). */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+/** utime + stime of a process in seconds. */
+const cpuSeconds = (pid) => cpuSecondsOf(`/proc/${pid}/stat`);
 
 function load(url, token, duration) {
   return new Promise((done, fail) =>

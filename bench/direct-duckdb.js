@@ -8,27 +8,11 @@
 // (`first`: the number of the first selection, so that both sides run the same statements)
 const { DuckDBInstance } = require('@duckdb/node-api');
 const { loadProject } = require('../dist/core/project/project-loader');
-const { compileDataset } = require('../dist/engine/compile');
-const { duckdbParameters } = require('../dist/engine/duckdb/duckdb-binds');
 const { READ_ONLY_OPTIONS } = require('../dist/engine/environment/environment');
-const { selection } = require('./lib/selections');
+const { runDirect, summaryStatement } = require('./lib/direct-query');
 
 const [file, projectDir, seconds, concurrency, first] = process.argv.slice(2);
 const project = loadProject(projectDir);
-const ANONYMOUS = { username: null, isAdmin: false, fields: {} };
-
-/** @param {number} i */
-function statement(i) {
-  const chosen = selection(i);
-  const selections = {
-    order_regions: {
-      widget: 'multi_select',
-      selected: chosen.regions.map((id) => ({ id, label: id, fields: {} })),
-    },
-    order_dates: { widget: 'date_range', start: chosen.start, end: chosen.end },
-  };
-  return compileDataset(project, 'orders_summary', { selections, caller: ANONYMOUS });
-}
 
 async function main() {
   const instance = await DuckDBInstance.create(file, READ_ONLY_OPTIONS);
@@ -37,17 +21,9 @@ async function main() {
   const latencies = [];
   const run = async (/** @type {number} */ until, /** @type {boolean} */ record) => {
     while (performance.now() < until) {
-      const { sql, binds } = statement(next++);
+      const statement = summaryStatement(project, next++);
       const started = performance.now();
-      // As Drey does per request: a connection, a prepared statement, the bound values, every row read.
-      const connection = await instance.connect();
-      const prepared = await connection.prepare(sql);
-      const { values, types } = duckdbParameters(binds);
-      prepared.bind(values, types);
-      const reader = await prepared.runAndReadAll();
-      reader.getRows();
-      prepared.destroySync();
-      connection.closeSync();
+      await runDirect(instance, statement);
       if (record) latencies.push(performance.now() - started);
     }
   };

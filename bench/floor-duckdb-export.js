@@ -17,6 +17,7 @@ const { DuckDBInstance } = require('@duckdb/node-api');
 const { loadProject } = require('../dist/core/project/project-loader');
 const { compileDataset } = require('../dist/engine/compile');
 const { duckdbParameters } = require('../dist/engine/duckdb/duckdb-binds');
+const { ANONYMOUS } = require('./lib/direct-query');
 const { DEFAULT_ENGINE_LIMITS, limitStatements } = require('../dist/engine/duckdb/duckdb-instance');
 const { EXPORT_SELECTION } = require('./lib/selections');
 
@@ -28,7 +29,6 @@ if (!file || !projectDir || !FORMATS.includes(format ?? '') || !outDir) {
   );
   process.exit(2);
 }
-const ANONYMOUS = { username: null, isAdmin: false, fields: {} };
 /** Runs of the floor per round, the median reported. */
 const REPEATS = 3;
 

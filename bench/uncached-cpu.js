@@ -17,6 +17,7 @@ const http = require('node:http');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const { startDrey } = require('./lib/drey');
+const { cpuSecondsOf } = require('./lib/processes');
 const { environmentFile } = require('./lib/exports');
 const { queryString, selection } = require('./lib/selections');
 
@@ -31,10 +32,7 @@ function threadSeconds(pid) {
   const split = { main: 0, others: 0 };
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-        .split(') ')[1]
-        .split(' ');
-      const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+      const seconds = cpuSecondsOf(`/proc/${pid}/task/${tid}/stat`);
       if (Number(tid) === pid) split.main += seconds;
       else split.others += seconds;
     } catch {

@@ -5,37 +5,19 @@
 // (all threads, and the main thread's). `variant`: `plain`; `wait`, 3 ms of waiting (no CPU) before each
 // query; `work`, 2 ms of work on the main thread before each.
 // Usage: node bench/lib/floor-variant.js <environment file> <count> <first> <variant>
-const { readFileSync } = require('node:fs');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { DuckDBInstance } = require('@duckdb/node-api');
 const { loadProject } = require('../../dist/core/project/project-loader');
-const { compileDataset } = require('../../dist/engine/compile');
-const { duckdbParameters } = require('../../dist/engine/duckdb/duckdb-binds');
 const { READ_ONLY_OPTIONS } = require('../../dist/engine/environment/environment');
-const { selection } = require('./selections');
+const { runDirect, summaryStatement } = require('./direct-query');
+const { cpuSecondsOf } = require('./processes');
 
 const [file, count, first, variant] = process.argv.slice(2);
 const project = loadProject(require('node:path').join(__dirname, '..', 'project'));
-const ANONYMOUS = { username: null, isAdmin: false, fields: {} };
-
-/** @param {number} i */
-function statement(i) {
-  const chosen = selection(i);
-  const selections = {
-    order_regions: {
-      widget: 'multi_select',
-      selected: chosen.regions.map((id) => ({ id, label: id, fields: {} })),
-    },
-    order_dates: { widget: 'date_range', start: chosen.start, end: chosen.end },
-  };
-  return compileDataset(project, 'orders_summary', { selections, caller: ANONYMOUS });
-}
 
 /** The main thread's utime + stime, in ms. */
 function mainThreadMs() {
-  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-  const fields = stat.split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return cpuSecondsOf(`/proc/self/task/${process.pid}/stat`) * 1000;
 }
 
 async function main() {
@@ -46,17 +28,11 @@ async function main() {
     let next = from;
     const client = async () => {
       while (next < from + total) {
-        const { sql, binds } = statement(next++);
+        const statement = summaryStatement(project, next++);
         const started = performance.now();
         if (variant === 'wait') await sleep(3);
         if (variant === 'work') while (performance.now() < started + 2);
-        const connection = await instance.connect();
-        const prepared = await connection.prepare(sql);
-        const { values, types } = duckdbParameters(binds);
-        prepared.bind(values, types);
-        (await prepared.runAndReadAll()).getRows();
-        prepared.destroySync();
-        connection.closeSync();
+        await runDirect(instance, statement);
         latencies.push(performance.now() - started);
       }
     };

@@ -84,6 +84,16 @@ async function waitForLine(logFile, pick, child, timeoutMs) {
   );
 }
 
+/**
+ * utime + stime in seconds from a `/proc/.../stat` file: a process's (`/proc/<pid>/stat`, every thread) or
+ * one thread's (`/proc/<pid>/task/<tid>/stat`). USER_HZ is 100 on Linux.
+ * @param {string} statFile
+ */
+function cpuSecondsOf(statFile) {
+  const fields = readFileSync(statFile, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** @param {number} pid */
 function readStatus(pid) {
   return readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -108,4 +118,4 @@ function resetPeak(pid) {
   require('node:fs').writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
-module.exports = { startPinned, waitUntilOk, waitForLine, memoryOf, resetPeak };
+module.exports = { startPinned, waitUntilOk, waitForLine, memoryOf, resetPeak, cpuSecondsOf };
