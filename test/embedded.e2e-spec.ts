@@ -1,9 +1,9 @@
-import { readFileSync, readdirSync } from 'node:fs';
 import { Client } from 'pg';
 import { Api, P } from './support/api';
 import { http } from './support/http';
 import { TestServer, startServer } from './support/server';
 import { until } from './support/wait';
+import { threadsOf } from './support/observe';
 
 /**
  * Longer than every pool and connection timeout between Drey and its embedded database: node-postgres'
@@ -92,23 +92,7 @@ describe('embedded defaults (PGlite, in-process queue), across idle periods', ()
 
   it("keeps its database's thread at the event loop's priority, and lowers the other threads", async () => {
     const pid = t.server.child.pid!;
-    const nices = () =>
-      Promise.resolve(
-        readdirSync(`/proc/${pid}/task`).flatMap((task) => {
-          try {
-            // Field 19 of a thread's stat: its nice value.
-            return [
-              Number(
-                readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')
-                  .split(') ')[1]
-                  .split(' ')[16],
-              ),
-            ];
-          } catch {
-            return []; // a thread that ended meanwhile
-          }
-        }),
-      );
+    const nices = () => Promise.resolve(threadsOf(pid).map((thread) => thread.nice));
     // The server lowers new threads within a second of their start: at last, the main thread and PGlite's
     // are the only ones left at 0.
     const all = await until(

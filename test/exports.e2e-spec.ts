@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -7,6 +7,7 @@ import { DataType, tableFromIPC } from 'apache-arrow';
 import { MONTHLY } from './support/figures';
 import { Api, L, P } from './support/api';
 import { until } from './support/wait';
+import { threadsOf } from './support/observe';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
 
 type Row = Record<string, unknown>;
@@ -225,24 +226,7 @@ describe('exports at engine speed (issue 27): CSV, NDJSON, Parquet, Arrow and Ex
 
   it('runs the threads that write exports below the event loop (BACKGROUND_THREAD_NICE, 10 by default)', async () => {
     const pid = t.server.child.pid!;
-    /** Each thread's CPU ticks and nice value, from /proc (fields 14, 15 and 19 of its stat). */
-    const threads = () =>
-      readdirSync(`/proc/${pid}/task`).flatMap((task) => {
-        try {
-          const fields = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')
-            .split(') ')[1]
-            .split(' ');
-          return [
-            {
-              id: Number(task),
-              ticks: Number(fields[11]) + Number(fields[12]),
-              nice: Number(fields[16]),
-            },
-          ];
-        } catch {
-          return []; // a thread that ended meanwhile
-        }
-      });
+    const threads = () => threadsOf(pid);
     const before = new Map(threads().map(({ id, ticks }) => [id, ticks]));
     const exported = await get(`${TRANSACTIONS}?x_format=xlsx`);
     expect(exported.status).toBe(200);

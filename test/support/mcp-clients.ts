@@ -50,7 +50,7 @@ export async function connectMcp(
   if (kind === 'v1') {
     const client = new ClientV1({ name: 'drey-test-v1', version: '1.0.0' });
     await client.connect(new HttpTransportV1(endpoint, { requestInit: { headers } }));
-    return v1Face(kind, client, (client.transport as HttpTransportV1 | undefined)?.protocolVersion);
+    return face(kind, client, (client.transport as HttpTransportV1 | undefined)?.protocolVersion);
   }
   const client = new ClientV2(
     { name: 'drey-test-v2', version: '1.0.0' },
@@ -79,7 +79,7 @@ export async function connectStdio(
     transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
     await client.connect(transport);
     return {
-      ...v1Face(kind, client, client.getServerVersion() ? '2025-11-25' : undefined),
+      ...face(kind, client, client.getServerVersion() ? '2025-11-25' : undefined),
       stderr,
     };
   }
@@ -94,31 +94,32 @@ export async function connectStdio(
   return { ...v2Face(kind, client), stderr };
 }
 
-/** A v1 SDK client behind the tests' face; `protocol` as its transport tells it. */
-function v1Face(kind: ClientKind, client: ClientV1, protocol: string | undefined): McpTestClient {
+/** What the tests call on a client, the same in both SDK versions. */
+interface SdkClient {
+  listTools(): Promise<unknown>;
+  callTool(request: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  listResources(): Promise<unknown>;
+  readResource(request: { uri: string }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** A client of either SDK version behind the tests' face; `protocol` as its connection tells it. */
+function face(kind: ClientKind, client: SdkClient, protocol: string | undefined): McpTestClient {
   return {
     kind,
     protocol,
     listTools: () => client.listTools() as Promise<{ tools: ToolInfo[] }>,
     callTool: (name, args = {}) =>
       client.callTool({ name, arguments: args }) as Promise<ToolResult>,
-    listResources: () => client.listResources(),
-    readResource: (uri) => client.readResource({ uri }),
+    listResources: () => client.listResources() as ReturnType<McpTestClient['listResources']>,
+    readResource: (uri) =>
+      client.readResource({ uri }) as ReturnType<McpTestClient['readResource']>,
     close: () => client.close(),
   };
 }
 
 export function v2Face(kind: ClientKind, client: ClientV2): McpTestClient {
-  return {
-    kind,
-    protocol: client.getNegotiatedProtocolVersion(),
-    listTools: () => client.listTools() as Promise<{ tools: ToolInfo[] }>,
-    callTool: (name, args = {}) =>
-      client.callTool({ name, arguments: args }) as Promise<ToolResult>,
-    listResources: () => client.listResources(),
-    readResource: (uri) => client.readResource({ uri }),
-    close: () => client.close(),
-  };
+  return face(kind, client, client.getNegotiatedProtocolVersion());
 }
 
 /** The HTTP error body a refused tool call carries. */
