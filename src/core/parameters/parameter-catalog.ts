@@ -1,4 +1,5 @@
 import { Evaluation, evaluate } from '@/core/parameters/cascade';
+import { KeptSelections } from '@/core/parameters/kept-selections';
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
 import { InvalidRequestError } from '@/core/errors';
 import { UnknownParameterError } from '@/core/parameters/parameter-errors';
@@ -16,6 +17,7 @@ export class ParameterCatalog {
   /** Parents before their children; otherwise the project's order. */
   private readonly order: readonly ParameterDefinition[];
   private readonly childrenOf: ReadonlyMap<string, readonly string[]>;
+  private readonly kept: KeptSelections;
 
   constructor(definitions: readonly ParameterDefinition[]) {
     this.definitions = Object.freeze([...definitions]);
@@ -27,6 +29,10 @@ export class ParameterCatalog {
     }
     this.childrenOf = children;
     this.order = this.parentsFirst();
+    const groupFields = definitions.flatMap((def) =>
+      def.kind === 'select' && def.userGroupField !== null ? [def.userGroupField.name] : [],
+    );
+    this.kept = new KeptSelections([...new Set(groupFields)]);
   }
 
   /** Every parameter name, in the project's order (`P/parameters`). */
@@ -68,15 +74,24 @@ export class ParameterCatalog {
       );
   }
 
-  /** The validated selections of `names`, defaults applied, as the SQL engine binds them. */
+  /**
+   * The validated selections of `names`, defaults applied, as the SQL engine binds them: frozen, and the
+   * same objects for the same request and caller (see {@link KeptSelections}).
+   */
   selections(
     names: readonly string[],
     request: ParameterRequest,
     caller: CallerView,
   ): SelectionValues {
+    const key = this.kept.keyOf(names, request, caller);
+    const kept = this.kept.get(key);
+    if (kept) return kept;
     const evaluation = this.evaluate(names, request, caller);
-    return Object.fromEntries(
-      names.map((name) => [name, toSelectionValue(evaluation.values.get(name)!)]),
+    return this.kept.keep(
+      key,
+      Object.fromEntries(
+        names.map((name) => [name, toSelectionValue(evaluation.values.get(name)!)]),
+      ),
     );
   }
 

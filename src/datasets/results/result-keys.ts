@@ -6,6 +6,13 @@ import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 
 /**
+ * The canonical form and key text of selections a catalog keeps (frozen, the same objects for every request
+ * that asks the same): each is worked out once, not per request. Both are made of the selections alone.
+ */
+const canonicalOf = new WeakMap<SelectionValues, SelectionValues>();
+const keyTextOf = new WeakMap<SelectionValues, string>();
+
+/**
  * Selections in one canonical form for the same request however it was written: a multi-select whose
  * parameter says order does not matter is sorted by option id. The query runs with these very selections,
  * so a key always describes exactly the statement that produced its value.
@@ -14,6 +21,8 @@ export function canonicalSelections(
   catalog: ParameterCatalog,
   selections: SelectionValues,
 ): SelectionValues {
+  const known = canonicalOf.get(selections);
+  if (known) return known;
   const canonical: SelectionValues = {};
   for (const [name, selection] of Object.entries(selections)) {
     const definition = catalog.definition(name);
@@ -27,6 +36,14 @@ export function canonicalSelections(
             ),
           }
         : selection;
+  }
+  // Kept selections (frozen, see KeptSelections) come back for every request that asks the same.
+  if (Object.isFrozen(selections)) {
+    for (const value of Object.values(canonical)) {
+      if (value.widget === 'multi_select') Object.freeze(value.selected);
+      Object.freeze(value);
+    }
+    canonicalOf.set(selections, Object.freeze(canonical));
   }
   return canonical;
 }
@@ -69,9 +86,14 @@ export function resultKeyText(
   selections: SelectionValues,
   caller: object | null,
 ): string {
-  const names = Object.keys(selections).sort();
-  const parts = JSON.stringify([names.map((name) => [name, selections[name]]), caller]);
-  return `${buildId}\u0000${dataset}\u0000${parts}`;
+  let text = keyTextOf.get(selections);
+  if (text === undefined) {
+    const names = Object.keys(selections).sort();
+    text = JSON.stringify(names.map((name) => [name, selections[name]]));
+    if (Object.isFrozen(selections)) keyTextOf.set(selections, text);
+  }
+  // As JSON.stringify([<the selections' pairs>, caller]) writes it.
+  return `${buildId}\u0000${dataset}\u0000[${text},${JSON.stringify(caller)}]`;
 }
 
 /** The compact key of a result in the shared store: `<build>:<dataset>:<digest of the key text>`. */

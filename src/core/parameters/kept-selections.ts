@@ -1,0 +1,85 @@
+import type { ParameterRequest } from '@/core/parameters/selection-request';
+import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
+
+/** Requests whose selections are kept per catalog; a full table starts again. */
+export const KEPT_SELECTIONS_MAX = 1000;
+
+/**
+ * Requests whose key (their selections as JSON, with the caller's group values) is longer are evaluated
+ * every time: a key is kept with its selections, and any text may be sent as a selection.
+ */
+export const KEPT_KEY_MAX_CHARS = 2048;
+
+/**
+ * The selections a catalog evaluated, by what decides them: the endpoint's parameters, the request's
+ * selections and readings, and the caller as the cascade reads it (signed in or not, and the values of the
+ * user fields that hide options). In the profile of bench/cpu-per-request.js (node --cpu-prof) evaluating
+ * the same defaults again was 5% of a cached read's CPU and 11 KB of its 68 KB of garbage; a kept entry is
+ * a Map lookup. Entries are frozen, since every request sharing them holds the same objects. Errors are not
+ * kept: a refused request is evaluated again.
+ */
+export class KeptSelections {
+  private readonly kept = new Map<string, SelectionValues>();
+  private readonly endpoints = new WeakMap<readonly string[], number>();
+
+  /** @param groupFields the user fields whose values decide which options a caller sees. */
+  constructor(private readonly groupFields: readonly string[]) {}
+
+  /** The key of a request, or undefined for one too long to keep. */
+  keyOf(
+    names: readonly string[],
+    request: ParameterRequest,
+    caller: CallerView,
+  ): string | undefined {
+    // Endpoints pass the project's own list of names, the same array every time.
+    let endpoint = this.endpoints.get(names);
+    if (endpoint === undefined) {
+      endpoint = this.endpointKey(names);
+      this.endpoints.set(names, endpoint);
+    }
+    const key = JSON.stringify([
+      endpoint,
+      // An object: a field the caller lacks (undefined) drops out, and differs from one set to null.
+      caller.username === null
+        ? null
+        : Object.fromEntries(this.groupFields.map((name) => [name, caller.fields[name]])),
+      request.forms,
+      request.verifyParams,
+      request.parentParam,
+      request.injected ? [...request.injected] : null,
+      [...request.selections],
+    ]);
+    return key.length <= KEPT_KEY_MAX_CHARS ? key : undefined;
+  }
+
+  get(key: string | undefined): SelectionValues | undefined {
+    return key === undefined ? undefined : this.kept.get(key);
+  }
+
+  /** Keeps `selections` under `key` (none when the key was too long), frozen; returns them. */
+  keep(key: string | undefined, selections: SelectionValues): SelectionValues {
+    deepFreeze(selections);
+    if (key === undefined) return selections;
+    if (this.kept.size >= KEPT_SELECTIONS_MAX) this.kept.clear();
+    this.kept.set(key, selections);
+    return selections;
+  }
+
+  /** Arrays with the same names share a number, so that a copy of a list does not grow the table's keys. */
+  private readonly numbers = new Map<string, number>();
+  private endpointKey(names: readonly string[]): number {
+    const text = names.join('\u0000');
+    let number = this.numbers.get(text);
+    if (number === undefined) {
+      number = this.numbers.size;
+      this.numbers.set(text, number);
+    }
+    return number;
+  }
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+}
