@@ -1,3 +1,5 @@
+// First: V8 makes its first pretenuring decisions while the modules below load.
+import '@/config/heap-policy';
 import 'reflect-metadata';
 import { JsonLogger } from '@/http/request/json-logger';
 import { SERVICE_VERSION } from '@/config/service-version';
