@@ -4,7 +4,12 @@ import {
   MANAGER,
   exampleCatalog,
 } from '@/core/parameters/__fixtures__/example-parameters';
-import { KEPT_KEY_MAX_CHARS, KEPT_SELECTIONS_MAX } from '@/core/parameters/kept-selections';
+import {
+  KEPT_KEY_MAX_CHARS,
+  KEPT_SELECTIONS_MAX,
+  KeptSelections,
+} from '@/core/parameters/kept-selections';
+import type { SelectionValues } from '@/core/parameters/selection-value';
 import { emptyParameterRequest, parseQuerySelections } from '@/core/parameters/selection-request';
 
 const NAMES = ['group_by', 'limit', 'category', 'subcategory', 'description_filter'];
@@ -80,5 +85,33 @@ describe('selections kept by the catalog', () => {
     expect(catalog.selections(NAMES, text(0), MANAGER)).toBe(first);
     catalog.selections(NAMES, text(KEPT_SELECTIONS_MAX), MANAGER);
     expect(catalog.selections(NAMES, text(0), MANAGER)).not.toBe(first);
+  });
+
+  it('keeps at most so many selected options, counting every kept request', () => {
+    const kept = new KeptSelections([], 5);
+    const choosing = (count: number): SelectionValues => ({
+      many: {
+        widget: 'multi_select',
+        selected: Array.from({ length: count }, (_, i) => ({
+          id: `${i}`,
+          label: `${i}`,
+          fields: {},
+        })),
+      },
+      one: { widget: 'single_select', selected: null },
+    });
+    const key = (name: string) => kept.keyOf([name], emptyParameterRequest(), MANAGER);
+    // 6 options (5 and the single select's one): more than the table holds, never kept.
+    const large = kept.keep(key('a'), choosing(5));
+    expect(Object.isFrozen(large.many)).toBe(true);
+    expect(kept.get(key('a'))).toBeUndefined();
+    const small = kept.keep(key('b'), choosing(1));
+    expect(kept.get(key('b'))).toBe(small);
+    // 2 and 3 more are 5 in all: kept; one more starts the table again.
+    kept.keep(key('c'), choosing(2));
+    expect(kept.get(key('b'))).toBe(small);
+    kept.keep(key('d'), choosing(0));
+    expect(kept.get(key('b'))).toBeUndefined();
+    expect(kept.get(key('d'))).toBeDefined();
   });
 });

@@ -5,6 +5,13 @@ import type { CallerView, SelectionValues } from '@/core/parameters/selection-va
 export const KEPT_SELECTIONS_MAX = 1000;
 
 /**
+ * Option values kept at most, over every kept request: a multi-select's default may select thousands of
+ * options, each kept with its fields. A request selecting more is evaluated every time; a table that would
+ * hold more starts again.
+ */
+export const KEPT_OPTIONS_MAX = 100_000;
+
+/**
  * Requests whose key (their selections as JSON, with the caller's group values) is longer are evaluated
  * every time: a key is kept with its selections, and any text may be sent as a selection.
  */
@@ -20,10 +27,18 @@ export const KEPT_KEY_MAX_CHARS = 2048;
  */
 export class KeptSelections {
   private readonly kept = new Map<string, SelectionValues>();
+  /** Option values in {@link kept}. */
+  private options = 0;
   private readonly endpoints = new WeakMap<readonly string[], number>();
 
-  /** @param groupFields the user fields whose values decide which options a caller sees. */
-  constructor(private readonly groupFields: readonly string[]) {}
+  /**
+   * @param groupFields the user fields whose values decide which options a caller sees.
+   * @param optionsMax see {@link KEPT_OPTIONS_MAX}
+   */
+  constructor(
+    private readonly groupFields: readonly string[],
+    private readonly optionsMax = KEPT_OPTIONS_MAX,
+  ) {}
 
   /** The key of a request, or undefined for one too long to keep. */
   keyOf(
@@ -58,12 +73,20 @@ export class KeptSelections {
     return key === undefined ? undefined : this.kept.get(key);
   }
 
-  /** Keeps `selections` under `key` (none when the key was too long), frozen; returns them. */
+  /**
+   * Keeps `selections` under `key` (none when the key was too long or they select more than
+   * {@link KEPT_OPTIONS_MAX} options), frozen; returns them.
+   */
   keep(key: string | undefined, selections: SelectionValues): SelectionValues {
     deepFreeze(selections);
-    if (key === undefined) return selections;
-    if (this.kept.size >= KEPT_SELECTIONS_MAX) this.kept.clear();
+    const options = optionsIn(selections);
+    if (key === undefined || options > this.optionsMax) return selections;
+    if (this.kept.size >= KEPT_SELECTIONS_MAX || this.options + options > this.optionsMax) {
+      this.kept.clear();
+      this.options = 0;
+    }
     this.kept.set(key, selections);
+    this.options += options;
     return selections;
   }
 
@@ -78,6 +101,15 @@ export class KeptSelections {
     }
     return number;
   }
+}
+
+function optionsIn(selections: SelectionValues): number {
+  let count = 0;
+  for (const value of Object.values(selections)) {
+    if (value.widget === 'multi_select') count += value.selected.length;
+    else if (value.widget === 'single_select') count += 1;
+  }
+  return count;
 }
 
 function deepFreeze(value: unknown): void {
