@@ -7,6 +7,7 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { NotAcceptableError } from '@/core/errors';
 import { DEFAULT_ENGINE_LIMITS, openDuckdb } from '@/engine/duckdb/duckdb-instance';
 import { exportDuckdbQuery } from '@/engine/duckdb/duckdb-export';
+import * as nativeMemory from '@/engine/duckdb/native-memory';
 import { ExportSpace, ExportSpaceFullError } from '@/engine/export/export-space';
 import { CopyFormat, copyStatement } from '@/engine/export/export-sql';
 import type { BoundValue } from '@/engine/templating/bound-value';
@@ -206,5 +207,47 @@ describe('exports written by DuckDB into the export space', () => {
     } finally {
       connection.closeSync();
     }
+  });
+});
+
+describe('a file read as it is written', () => {
+  let dir: string;
+  let space: ExportSpace;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'drey-tail-'));
+    space = new ExportSpace(dir, 64);
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const tailed = (bytes: Buffer) =>
+    space.tail(
+      'bin',
+      (path) => {
+        writeFileSync(path, bytes);
+        return Promise.resolve(bytes.length);
+      },
+      () => undefined,
+    );
+
+  it('sends a short read in a buffer of its own size, not in a whole read buffer', async () => {
+    const { stream } = await tailed(Buffer.from('abc'));
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('abc');
+    // A read buffer is 256 KB; Node's pool for small buffers 8 KB.
+    for (const chunk of chunks) expect(chunk.buffer.byteLength).toBeLessThanOrEqual(8192);
+  });
+
+  it('has V8 scavenge the chunks it sent every 16 reads (4 MB)', async () => {
+    const collect = jest.spyOn(nativeMemory, 'collectYoungChunks');
+    const bytes = Buffer.alloc(20 * 256 * 1024, 7);
+    const { stream, done } = await tailed(bytes);
+    expect((await bytesOf(stream)).equals(bytes)).toBe(true);
+    expect(await done).toBe(bytes.length);
+    expect(collect).toHaveBeenCalledTimes(1);
   });
 });
