@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { NotAcceptableError } from '@/core/errors';
 import { DEFAULT_ENGINE_LIMITS, openDuckdb } from '@/engine/duckdb/duckdb-instance';
 import { exportDuckdbQuery } from '@/engine/duckdb/duckdb-export';
@@ -139,6 +139,29 @@ describe('exports written by DuckDB into the export space', () => {
     await written.done.catch(() => undefined);
     expect(readdirSync(space.dir)).toEqual([]);
     expect(space.heldBytes).toBe(0);
+  });
+
+  it('writes Parquet in row groups of 30,720 rows, in order', async () => {
+    const written = await run('SELECT n FROM t LIMIT 100000', 'parquet');
+    const file = join(dir, 'groups.parquet');
+    writeFileSync(file, await bytesOf(written.stream));
+    const reader = await DuckDBInstance.create(':memory:');
+    try {
+      const connection = await reader.connect();
+      const groups = await connection.runAndReadAll(
+        `SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata('${file}') ORDER BY 1`,
+      );
+      expect(groups.getRowsJS().map((row) => Number(row[1]))).toEqual([30720, 30720, 30720, 7840]);
+      const rows = await connection.runAndReadAll(
+        `SELECT count(*), bool_and(n = rn - 1) FROM (SELECT n, row_number() OVER () AS rn FROM '${file}')`,
+      );
+      expect(rows.getRowsJS()[0]).toEqual([100000n, true]);
+      connection.closeSync();
+    } finally {
+      reader.closeSync();
+      rmSync(file, { force: true });
+    }
+    expect(readdirSync(space.dir)).toEqual([]);
   });
 
   it('refuses an Excel sheet past its rows rather than cutting it short', async () => {
