@@ -3,10 +3,11 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { NotAcceptableError } from '@/core/errors';
 import { DEFAULT_ENGINE_LIMITS, openDuckdb } from '@/engine/duckdb/duckdb-instance';
 import { exportDuckdbQuery } from '@/engine/duckdb/duckdb-export';
+import * as nativeMemory from '@/engine/duckdb/native-memory';
 import { ExportSpace, ExportSpaceFullError } from '@/engine/export/export-space';
 import { CopyFormat, copyStatement } from '@/engine/export/export-sql';
 import type { BoundValue } from '@/engine/templating/bound-value';
@@ -140,6 +141,29 @@ describe('exports written by DuckDB into the export space', () => {
     expect(space.heldBytes).toBe(0);
   });
 
+  it('writes Parquet in row groups of 30,720 rows, in order', async () => {
+    const written = await run('SELECT n FROM t LIMIT 100000', 'parquet');
+    const file = join(dir, 'groups.parquet');
+    writeFileSync(file, await bytesOf(written.stream));
+    const reader = await DuckDBInstance.create(':memory:');
+    try {
+      const connection = await reader.connect();
+      const groups = await connection.runAndReadAll(
+        `SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata('${file}') ORDER BY 1`,
+      );
+      expect(groups.getRowsJS().map((row) => Number(row[1]))).toEqual([30720, 30720, 30720, 7840]);
+      const rows = await connection.runAndReadAll(
+        `SELECT count(*), bool_and(n = rn - 1) FROM (SELECT n, row_number() OVER () AS rn FROM '${file}')`,
+      );
+      expect(rows.getRowsJS()[0]).toEqual([100000n, true]);
+      connection.closeSync();
+    } finally {
+      reader.closeSync();
+      rmSync(file, { force: true });
+    }
+    expect(readdirSync(space.dir)).toEqual([]);
+  });
+
   it('refuses an Excel sheet past its rows rather than cutting it short', async () => {
     const written = await run('SELECT n FROM t LIMIT 1048576', 'xlsx');
     await expect(bytesOf(written.stream)).rejects.toBeInstanceOf(NotAcceptableError);
@@ -206,5 +230,47 @@ describe('exports written by DuckDB into the export space', () => {
     } finally {
       connection.closeSync();
     }
+  });
+});
+
+describe('a file read as it is written', () => {
+  let dir: string;
+  let space: ExportSpace;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'drey-tail-'));
+    space = new ExportSpace(dir, 64);
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const tailed = (bytes: Buffer) =>
+    space.tail(
+      'bin',
+      (path) => {
+        writeFileSync(path, bytes);
+        return Promise.resolve(bytes.length);
+      },
+      () => undefined,
+    );
+
+  it('sends a short read in a buffer of its own size, not in a whole read buffer', async () => {
+    const { stream } = await tailed(Buffer.from('abc'));
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('abc');
+    // A read buffer is 256 KB; Node's pool for small buffers 8 KB.
+    for (const chunk of chunks) expect(chunk.buffer.byteLength).toBeLessThanOrEqual(8192);
+  });
+
+  it('has V8 scavenge the chunks it sent every 16 reads (4 MB)', async () => {
+    const collect = jest.spyOn(nativeMemory, 'collectYoungChunks');
+    const bytes = Buffer.alloc(20 * 256 * 1024, 7);
+    const { stream, done } = await tailed(bytes);
+    expect((await bytesOf(stream)).equals(bytes)).toBe(true);
+    expect(await done).toBe(bytes.length);
+    expect(collect).toHaveBeenCalledTimes(1);
   });
 });

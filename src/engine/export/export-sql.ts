@@ -36,6 +36,16 @@ export const XLSX_MAX_ROWS = 1_048_575;
  */
 export const XLSX_ROWS_FILE = 'data_0.csv';
 
+/**
+ * Rows of a Parquet export's row groups: a quarter of DuckDB's default (122,880). The writer holds a whole
+ * row group, encoded and compressed, before it writes it. A 1,000,000-row orders_detail export, COPY alone
+ * in a fresh process (one thread, peak resident memory over the process before it): 70 MB with the
+ * default, 49 MB with 61,440 rows, 25 to 35 MB with 30,720; 0.17 to 0.19 s each, the smaller groups no
+ * slower; the file 16.1 MB, 17.3 MB and 17.4 MB (more row groups, each with its dictionaries and
+ * statistics).
+ */
+export const PARQUET_ROW_GROUP_ROWS = 30_720;
+
 /** The columns an export writes: `select` in its order (each must exist), or all of them. */
 export function selectColumns(
   columns: readonly ExportColumn[],
@@ -154,7 +164,7 @@ export function xlsxHeader(columns: readonly ExportColumn[]): string {
  * its bound values (`$1`, ...): the statement is prepared and bound like any other.
  * - csv: RFC 4180, a header, CRLF;
  * - ndjson: one JSON object per line;
- * - parquet: DuckDB's Parquet writer with its defaults (Snappy);
+ * - parquet: DuckDB's Parquet writer (Snappy), in row groups of {@link PARQUET_ROW_GROUP_ROWS} rows;
  * - xlsx: the worksheet's `<row>` elements, one per line, which {@link XlsxWriter} puts inside the
  *   worksheet; the row limit is checked with a LIMIT of one row more.
  */
@@ -172,7 +182,7 @@ export function copyStatement(
     case 'ndjson':
       return `COPY (SELECT ${columns.map(timestampText).join(', ')} ${from}) TO ${target} (FORMAT json)`;
     case 'parquet':
-      return `COPY (SELECT ${columns.map((c) => quoteIdentifier(c.name)).join(', ')} ${from}) TO ${target} (FORMAT parquet)`;
+      return `COPY (SELECT ${columns.map((c) => quoteIdentifier(c.name)).join(', ')} ${from}) TO ${target} (FORMAT parquet, ROW_GROUP_SIZE ${PARQUET_ROW_GROUP_ROWS})`;
     case 'xlsx': {
       const row = `concat(${["'<row>'", ...columns.flatMap(xlsxCell), "'</row>'"].join(', ')})`;
       // One column, never holding the delimiter (a control character, removed from text) or a line break
