@@ -27,18 +27,25 @@ function summaryStatement(project, i) {
 }
 
 /**
- * As Drey does per request: a connection, a prepared statement, the bound values, every row read.
- * @param {import('@duckdb/node-api').DuckDBInstance} instance
+ * As Drey runs a dataset's query per request (src/engine/duckdb/duckdb-query.ts): on a connection kept
+ * from one query to the next (Environment.withConnection keeps idle ones), a prepared statement with its
+ * bound values, run materialized, every row taken from the result's chunks (readMaterialized), with no
+ * further task of the driver's thread pool. Opening a connection and fetching each chunk with a task of its
+ * own, as this loop first did, queued those tasks behind the running queries: its latencies spread (the
+ * median 0.83 to 0.91 of the mean) while Drey's did not.
+ * @param {import('@duckdb/node-api').DuckDBConnection} connection
  * @param {{ sql: string, binds: unknown[] }} statement
  */
-async function runDirect(instance, { sql, binds }) {
-  const connection = await instance.connect();
+async function runDirect(connection, { sql, binds }) {
   const prepared = await connection.prepare(sql);
-  const { values, types } = duckdbParameters(binds);
-  prepared.bind(values, types);
-  (await prepared.runAndReadAll()).getRows();
-  prepared.destroySync();
-  connection.closeSync();
+  try {
+    const { values, types } = duckdbParameters(binds);
+    prepared.bind(values, types);
+    const result = await prepared.run();
+    for (let index = 0; index < result.chunkCount; index++) result.getChunk(index).getRows();
+  } finally {
+    prepared.destroySync();
+  }
 }
 
 module.exports = { ANONYMOUS, summaryStatement, runDirect };

@@ -27,14 +27,16 @@ async function main() {
   const run = async (/** @type {number} */ from, /** @type {number} */ total) => {
     let next = from;
     const client = async () => {
+      const connection = await instance.connect();
       while (next < from + total) {
         const statement = summaryStatement(project, next++);
         const started = performance.now();
         if (variant === 'wait') await sleep(3);
         if (variant === 'work') while (performance.now() < started + 2);
-        await runDirect(instance, statement);
+        await runDirect(connection, statement);
         latencies.push(performance.now() - started);
       }
+      connection.closeSync();
     };
     await Promise.all(Array.from({ length: 10 }, client));
   };
