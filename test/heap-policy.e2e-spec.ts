@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { Api, P } from './support/api';
-import { ServerProcess, baseEnv } from './support/server';
-import { TempDir, TestDatabase, createTestDatabase, tempDir } from './support/services';
+import { TestServer, startServer } from './support/server';
 
 /** dist/main.js with V8's pretenuring statistics on its stdout (see the fixture). */
 const TRACED_MAIN = join(__dirname, 'fixtures', 'heap-policy', 'trace-pretenuring.js');
@@ -12,24 +11,18 @@ const TRACED_MAIN = join(__dirname, 'fixtures', 'heap-policy', 'trace-pretenurin
  * young collection while pretenuring is on; with it off it makes none, and traces nothing.
  */
 describe('heap policy', () => {
-  let database: TestDatabase;
-  let data: TempDir;
-  let server: ServerProcess;
+  let t: TestServer;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    data = tempDir();
-    server = await ServerProcess.start(baseEnv(data.path, database.url, {}), { main: TRACED_MAIN });
+    t = await startServer({}, true, TRACED_MAIN);
   });
 
   afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-    data?.remove();
+    await t?.close();
   });
 
   it('makes no pretenuring decision under a load of cached reads', async () => {
-    const api = new Api(server.url);
+    const api = new Api(t.url);
     const token = await api.adminToken();
     const path = `${P}/datasets/expense_transactions/results?x_limit=100`;
     expect((await api.get(path, token)).status).toBe(200);
@@ -45,7 +38,7 @@ describe('heap policy', () => {
     );
     expect(failures).toBe(0);
     // Lines that are not JSON (V8's own) come as { raw }.
-    const raw = server.logs.flatMap((line) => (typeof line.raw === 'string' ? [line.raw] : []));
+    const raw = t.server.logs.flatMap((line) => (typeof line.raw === 'string' ? [line.raw] : []));
     expect(raw.filter((line) => line.includes('pretenuring'))).toEqual([]);
   });
 });

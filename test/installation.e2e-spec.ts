@@ -11,8 +11,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { Api, P } from './support/api';
-import { REPO_ROOT, ServerProcess, baseEnv } from './support/server';
-import { TempDir, TestDatabase, createTestDatabase, tempDir } from './support/services';
+import { REPO_ROOT, TestServer, startServer } from './support/server';
+import { TempDir, tempDir } from './support/services';
 import { until } from './support/wait';
 
 /**
@@ -22,17 +22,13 @@ import { until } from './support/wait';
  */
 describe('an installation changed under a running server', () => {
   let install: TempDir;
-  let data: TempDir;
-  let database: TestDatabase;
-  let server: ServerProcess;
+  let t: TestServer;
   let api: Api;
   let lockFile: string;
   let buildInfo: string;
 
   beforeAll(async () => {
     install = tempDir('drey-install-');
-    data = tempDir();
-    database = await createTestDatabase();
     cpSync(join(REPO_ROOT, 'dist'), join(install.path, 'dist'), { recursive: true });
     copyFileSync(join(REPO_ROOT, 'package.json'), join(install.path, 'package.json'));
     const modules = join(install.path, 'node_modules');
@@ -44,15 +40,11 @@ describe('an installation changed under a running server', () => {
     }
     lockFile = join(modules, '.package-lock.json');
     buildInfo = join(install.path, 'dist', '.tsbuildinfo');
-    server = await ServerProcess.start(baseEnv(data.path, database.url, {}), {
-      main: join(install.path, 'dist', 'main.js'),
-    });
-    api = new Api(server.url);
+    t = await startServer({}, true, join(install.path, 'dist', 'main.js'));
+    api = new Api(t.url);
   });
   afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-    data?.remove();
+    await t?.close();
     install?.remove();
   });
 

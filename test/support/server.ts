@@ -185,8 +185,14 @@ export function baseEnv(
 /**
  * Starts a server on the real Postgres (a database of its own) and the real Redis (a key prefix of its own).
  * An override set to undefined removes the variable (`{ DATABASE_URL: undefined }` means embedded PGlite).
+ * `main`: the script to run instead of the checkout's `dist/main.js` (another installation's, a wrapper),
+ * for this server and the others it starts.
  */
-export async function startServer(overrides: Env = {}, waitReady = true): Promise<TestServer> {
+export async function startServer(
+  overrides: Env = {},
+  waitReady = true,
+  main = MAIN,
+): Promise<TestServer> {
   const ownDatabase: TestDatabase | undefined =
     'DATABASE_URL' in overrides ? undefined : await createTestDatabase();
   const dataDir: TempDir = tempDir();
@@ -199,7 +205,7 @@ export async function startServer(overrides: Env = {}, waitReady = true): Promis
       else fullEnv[key] = value;
     }
     // Most tests want data: wait for the environment (the first build) unless told not to.
-    const server = await ServerProcess.start(fullEnv, { ready: waitReady });
+    const server = await ServerProcess.start(fullEnv, { ready: waitReady, main });
     servers.push(server);
     return server;
   };
