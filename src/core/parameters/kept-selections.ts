@@ -30,6 +30,8 @@ export class KeptSelections {
   /** Option values in {@link kept}. */
   private options = 0;
   private readonly endpoints = new WeakMap<readonly string[], number>();
+  /** Arrays with the same names share a number, so that a copy of a list does not grow the table's keys. */
+  private readonly numbers = new Map<string, number>();
 
   /**
    * @param groupFields the user fields whose values decide which options a caller sees.
@@ -90,8 +92,6 @@ export class KeptSelections {
     return selections;
   }
 
-  /** Arrays with the same names share a number, so that a copy of a list does not grow the table's keys. */
-  private readonly numbers = new Map<string, number>();
   private endpointKey(names: readonly string[]): number {
     const text = names.join('\u0000');
     let number = this.numbers.get(text);
@@ -112,7 +112,8 @@ function optionsIn(selections: SelectionValues): number {
   return count;
 }
 
-function deepFreeze(value: unknown): void {
+/** Freezes `value` and every object within it (those frozen already are taken as frozen throughout). */
+export function deepFreeze(value: unknown): void {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
   Object.freeze(value);
   for (const inner of Object.values(value)) deepFreeze(inner);

@@ -3,6 +3,7 @@ import { etagMatches as anyVariantMatches } from '@/http/reply/content-coding';
 import type { ResultOptions } from '@/datasets/results/result-options';
 import type { CallerReads } from '@/engine/query/model-reads';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
+import { deepFreeze } from '@/core/parameters/kept-selections';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 
 /**
@@ -39,11 +40,8 @@ export function canonicalSelections(
   }
   // Kept selections (frozen, see KeptSelections) come back for every request that asks the same.
   if (Object.isFrozen(selections)) {
-    for (const value of Object.values(canonical)) {
-      if (value.widget === 'multi_select') Object.freeze(value.selected);
-      Object.freeze(value);
-    }
-    canonicalOf.set(selections, Object.freeze(canonical));
+    deepFreeze(canonical);
+    canonicalOf.set(selections, canonical);
   }
   return canonical;
 }

@@ -129,9 +129,7 @@ export class EnvironmentManager {
    * waiting; undefined otherwise (then {@link acquire} follows the switch).
    */
   freshId(): string | undefined {
-    return this.current && this.stampThisTurn() === this.pointerStamp
-      ? this.current.id
-      : undefined;
+    return this.current && this.stampThisTurn() === this.pointerStamp ? this.current.id : undefined;
   }
 
   /** Holds the current environment until `release()`; a switch meanwhile does not close it. */
@@ -256,8 +254,8 @@ export class EnvironmentManager {
    * The pointer's stamp, read once per turn of the event loop for the requests it serves: a switch that
    * another process made is followed from the next turn, by requests read after it. A cached read asks
    * for it twice (the catalog and the kept response), and under load a turn serves several requests: a
-   * `stat` each was MEASURED of its CPU (bench/cpu-per-request.js). Switches made here, and following one,
-   * read the pointer itself.
+   * `stat` each was about 1% of a cached read's CPU in the profile of bench/cpu-per-request.js. Switches
+   * made here, and following one, read the pointer itself.
    */
   private stampThisTurn(): string {
     if (this.turnStamp === undefined) {
