@@ -6,7 +6,9 @@ import { AuthController } from '@/auth/auth.controller';
 import { AuthLegacyController } from '@/auth/auth.legacy.controller';
 import { AuthService } from '@/auth/auth.service';
 import { BearerAuthGuard } from '@/auth/bearer-auth.guard';
-import { JwtStrategy } from '@/auth/jwt.strategy';
+import { CallerResolver } from '@/auth/caller-resolver';
+import { CallerStrategy } from '@/auth/caller.strategy';
+import { DreyTokens } from '@/auth/drey-tokens';
 import { LocalStrategy } from '@/auth/local.strategy';
 import { LoginGuard } from '@/auth/login.guard';
 import { LoginLimiter } from '@/auth/login-limiter';
@@ -15,7 +17,6 @@ import { TokensService } from '@/auth/tokens.service';
 import { EmbedTokensController } from '@/auth/embed-tokens.controller';
 import { EmbedTokensService } from '@/auth/embed-tokens.service';
 import { MetricsModule } from '@/metrics/metrics.module';
-import { TokenCaller } from '@/auth/token-caller';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { UsersModule } from '@/users/users.module';
 
@@ -25,7 +26,7 @@ import { UsersModule } from '@/users/users.module';
       inject: [SECRETS],
       useFactory: (secrets: Secrets) => ({
         secret: secrets.jwtSecret,
-        // Signing only: JwtStrategy (passport-jwt) verifies.
+        // Signing only: DreyTokens (jose) verifies, for CallerResolver.
         signOptions: { algorithm: 'HS256' },
       }),
     }),
@@ -41,14 +42,15 @@ import { UsersModule } from '@/users/users.module';
     AuthService,
     LoginLimiter,
     SsoService,
-    JwtStrategy,
+    DreyTokens,
+    CallerResolver,
+    CallerStrategy,
     LocalStrategy,
     LoginGuard,
     // A global guard, registered with the others in AppModule, in the order they run.
     BearerAuthGuard,
-    TokenCaller,
   ],
-  // TokenCaller: `drey mcp` signs in with a token outside HTTP.
-  exports: [BearerAuthGuard, TokenCaller],
+  // CallerResolver: `drey mcp` signs in with a token outside HTTP, through the same resolver.
+  exports: [BearerAuthGuard, CallerResolver],
 })
 export class AuthModule {}

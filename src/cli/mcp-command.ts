@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '@/app.module';
-import { TokenCaller } from '@/auth/token-caller';
+import { CallerResolver } from '@/auth/caller-resolver';
+import type { Credential } from '@/auth/credentials';
 import type { CliOutput } from '@/cli/cli-output';
 import type { AppConfig } from '@/config/config';
 import { resolveSecrets } from '@/config/secrets';
@@ -39,8 +40,10 @@ export async function mcpCommand(config: AppConfig, output: CliOutput): Promise<
     { logger, abortOnError: false },
   );
   try {
-    const tokens = app.get(TokenCaller);
-    const caller = await tokens.callerOf(token).catch((error: unknown) => {
+    // The door of stdio: DREY_TOKEN is a bearer token, resolved as an HTTP request's would be.
+    const resolver = app.get(CallerResolver);
+    const credential: Credential = { kind: 'bearer', token };
+    const caller = await resolver.resolve(credential).catch((error: unknown) => {
       throw new Error(
         `DREY_TOKEN was refused (${error instanceof Error ? error.message : String(error)})`,
       );
@@ -55,7 +58,7 @@ export async function mcpCommand(config: AppConfig, output: CliOutput): Promise<
     const pinned = new Set<McpServer>();
     const handle = serveStdio(
       async ({ era }) => {
-        const server = await mcp.serverFor(caller, () => tokens.callerOf(token));
+        const server = await mcp.serverFor(caller, () => resolver.resolve(credential));
         if (era === 'legacy') pinned.add(server);
         return server;
       },

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { Caller } from '@/core/caller';
 import { SsoIdentity, checkFieldMap, mapIdentity, splitGroups } from '@/auth/sso/identity';
 import { OidcVerifier } from '@/auth/sso/oidc-verifier';
@@ -59,7 +59,7 @@ export class SsoService implements OnModuleInit {
    * The caller asserted by identity headers, when the request comes straight from a trusted proxy (and
    * carries the shared secret, when one is configured). Headers from anywhere else are ignored and logged.
    */
-  async fromHeaders(request: Request): Promise<Caller | undefined> {
+  async fromHeaders(request: IncomingMessage): Promise<Caller | undefined> {
     const header = this.config.sso.header;
     if (!header) return undefined;
     const username = single(request.headers[header.userHeader]);

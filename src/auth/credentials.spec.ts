@@ -1,8 +1,11 @@
-import type { Request } from 'express';
-import { bearerToken, bearerTokenOf, jwtAlgorithm } from '@/auth/bearer-token';
+import type { IncomingMessage } from 'node:http';
+import { bearerToken, credentialOf, jwtAlgorithm } from '@/auth/credentials';
 import { InvalidTokenError } from '@/core/errors';
 
-const requestWith = (authorization?: string) => ({ headers: { authorization } }) as Request;
+const requestWith = (authorization?: string, method = 'GET', query: Record<string, unknown> = {}) =>
+  ({ method, headers: { authorization }, query }) as unknown as IncomingMessage & {
+    query: unknown;
+  };
 const segment = (json: unknown) => Buffer.from(JSON.stringify(json)).toString('base64url');
 
 describe('bearer tokens in the Authorization header', () => {
@@ -24,11 +27,37 @@ describe('bearer tokens in the Authorization header', () => {
       expect(() => bearerToken(header)).toThrow(InvalidTokenError);
     }
   });
+});
 
-  it('gives passport-jwt null for no token', () => {
-    expect(bearerTokenOf(requestWith())).toBeNull();
-    expect(bearerTokenOf(requestWith('Bearer'))).toBeNull();
-    expect(bearerTokenOf(requestWith('Bearer x.y.z'))).toBe('x.y.z');
+describe("the HTTP door's credential", () => {
+  it("is the bearer token first, then a GET's x_embed_token, then identity headers", () => {
+    expect(credentialOf(requestWith('Bearer x.y.z', 'GET', { x_embed_token: 'e.f.g' }))).toEqual({
+      kind: 'bearer',
+      token: 'x.y.z',
+    });
+    expect(credentialOf(requestWith(undefined, 'GET', { x_embed_token: 'e.f.g' }))).toEqual({
+      kind: 'embed-link',
+      token: 'e.f.g',
+    });
+    expect(credentialOf(requestWith('Bearer')).kind).toBe('identity-headers');
+  });
+
+  it('reads x_embed_token from the query of a GET or HEAD only, never of a POST', () => {
+    expect(credentialOf(requestWith(undefined, 'HEAD', { x_embed_token: 'e' })).kind).toBe(
+      'embed-link',
+    );
+    expect(credentialOf(requestWith(undefined, 'POST', { x_embed_token: 'e' })).kind).toBe(
+      'identity-headers',
+    );
+    expect(credentialOf(requestWith(undefined, 'GET', { x_embed_token: ['e', 'f'] })).kind).toBe(
+      'identity-headers',
+    );
+  });
+
+  it('refuses a malformed Authorization header whatever else the request carries', () => {
+    expect(() => credentialOf(requestWith('Token a', 'GET', { x_embed_token: 'e' }))).toThrow(
+      InvalidTokenError,
+    );
   });
 });
 

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { Credential, jwtAlgorithm } from '@/auth/credentials';
+import { DreyTokens } from '@/auth/drey-tokens';
+import { EmbedTokensService } from '@/auth/embed-tokens.service';
+import { SsoService } from '@/auth/sso/sso.service';
+import { ANONYMOUS, Caller } from '@/core/caller';
+import { InvalidTokenError } from '@/core/errors';
+
+/**
+ * The one place a credential becomes a caller, for every door: both HTTP layouts (through passport,
+ * CallerStrategy), the fast route (the same guard), MCP over HTTP (the same guard) and over stdio
+ * (`drey mcp`), and embedding. It knows each kind of credential:
+ * - an embedding token (its `aud` says so), by bearer or `x_embed_token`: EmbedTokensService;
+ * - with OIDC configured, an identity provider's token (any algorithm but Drey's HS256): SsoService;
+ * - a Drey token (login or named): DreyTokens;
+ * - identity headers from a trusted proxy: SsoService; without them, nobody (anonymous).
+ * A refused credential is a 401 `invalid_token` that says why, the same at every door.
+ */
+@Injectable()
+export class CallerResolver {
+  constructor(
+    private readonly drey: DreyTokens,
+    private readonly embeds: EmbedTokensService,
+    private readonly sso: SsoService,
+  ) {}
+
+  async resolve(credential: Credential): Promise<Caller> {
+    switch (credential.kind) {
+      case 'none':
+        return ANONYMOUS;
+      case 'identity-headers':
+        return (await this.sso.fromHeaders(credential.request)) ?? ANONYMOUS;
+      case 'embed-link':
+        if (!this.embeds.isEmbedToken(credential.token)) {
+          throw new InvalidTokenError(
+            'x_embed_token carries embedding tokens only: send other tokens as Authorization: Bearer',
+          );
+        }
+        return this.embeds.callerOf(credential.token);
+      case 'bearer': {
+        const { token } = credential;
+        if (this.embeds.isEmbedToken(token)) return this.embeds.callerOf(token);
+        if (this.sso.oidcEnabled && jwtAlgorithm(token) !== 'HS256') {
+          return this.sso.fromIdpToken(token);
+        }
+        return this.drey.callerOf(token);
+      }
+    }
+  }
+}

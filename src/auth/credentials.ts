@@ -1,0 +1,66 @@
+import type { IncomingMessage } from 'node:http';
+import { InvalidTokenError } from '@/core/errors';
+
+/**
+ * What a caller presents, as a door found it. Each door only finds its credential (an HTTP request's
+ * `Authorization` header or `x_embed_token`, `drey mcp`'s DREY_TOKEN) and hands it to CallerResolver, the
+ * one place that turns a credential into a caller.
+ */
+export type Credential =
+  /** Nothing presented: an anonymous caller. */
+  | { readonly kind: 'none' }
+  /**
+   * A token sent as a bearer token (`Authorization: Bearer`, DREY_TOKEN): a Drey token, an embedding token
+   * or, with OIDC configured, an identity provider's.
+   */
+  | { readonly kind: 'bearer'; readonly token: string }
+  /**
+   * `x_embed_token` of a GET's query: how a browser's iframe or image, which cannot send headers, carries an
+   * embedding token. Only an embedding's: any other token in a URL would end up in logs and histories.
+   */
+  | { readonly kind: 'embed-link'; readonly token: string }
+  /** Identity headers, which count only when the request comes straight from a trusted proxy. */
+  | { readonly kind: 'identity-headers'; readonly request: IncomingMessage };
+
+export const NO_CREDENTIAL: Credential = Object.freeze({ kind: 'none' });
+
+/**
+ * The token of an `Authorization: Bearer <token>` header; undefined when there is none. An empty header or
+ * a bare "Bearer" counts as none (browser clients send that when signed out); any other scheme or shape
+ * is the client's error.
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  const value = header?.trim() ?? '';
+  if (value === '' || /^bearer$/i.test(value)) return undefined;
+  const match = /^bearer\s+(\S+)$/i.exec(value);
+  if (!match) throw new InvalidTokenError('The Authorization header must be "Bearer <token>"');
+  return match[1];
+}
+
+/**
+ * The HTTP door's credential, in the order it counts: a bearer token, else an embedding token in a GET's
+ * query, else identity headers (CallerResolver decides whether they count, and without them the caller is
+ * anonymous). 401 `invalid_token` for an `Authorization` header that is neither empty nor a bearer token.
+ */
+export function credentialOf(request: IncomingMessage & { query?: unknown }): Credential {
+  const token = bearerToken(request.headers.authorization);
+  if (token !== undefined) return { kind: 'bearer', token };
+  if (request.method === 'GET' || request.method === 'HEAD') {
+    const value = (request.query as Record<string, unknown> | undefined)?.x_embed_token;
+    if (typeof value === 'string' && value !== '') return { kind: 'embed-link', token: value };
+  }
+  return { kind: 'identity-headers', request };
+}
+
+/** The `alg` of a JWT's header, without checking anything else. */
+export function jwtAlgorithm(token: string): string | undefined {
+  try {
+    const encoded = token.split('.', 1)[0];
+    const header = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as {
+      alg?: unknown;
+    };
+    return typeof header.alg === 'string' ? header.alg : undefined;
+  } catch {
+    return undefined;
+  }
+}
