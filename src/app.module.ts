@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AdminModule } from '@/admin/admin.module';
 import { AuditModule } from '@/audit/audit.module';
 import { AuthModule } from '@/auth/auth.module';
+import { EmbeddingModule } from '@/embedding/embedding.module';
 import { BearerAuthGuard } from '@/auth/bearer-auth.guard';
 import { BuildsModule } from '@/builds/builds.module';
 import { WebhooksModule } from '@/webhooks/webhooks.module';
@@ -44,6 +45,7 @@ export class AppModule {
         WebhooksModule,
         EngineModule,
         AuthModule,
+        EmbeddingModule,
         UsersModule,
         ParametersModule,
         CatalogModule,

@@ -27,7 +27,8 @@ const FLOORS: string[][] = [
   ['users'],
   ['auth'],
   ['parameter-widgets'],
-  ['datasets'],
+  // Embedding tokens are tried on the parameter widgets before they are signed.
+  ['datasets', 'embedding'],
   ['catalog', 'dashboards', 'builds'],
   ['admin', 'health', 'webhooks'],
   // The MCP server: the features above as tools.

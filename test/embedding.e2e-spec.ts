@@ -35,7 +35,13 @@ function hostToken(
   const now = Math.floor(Date.now() / 1000);
   return Promise.resolve(
     signJwt(
-      { aud: 'drey-embed', iat: now, exp: options.exp ?? now + 300, ...claims },
+      {
+        aud: 'drey-embed',
+        iat: now,
+        exp: options.exp ?? now + 300,
+        project: 'expenses/v1',
+        ...claims,
+      },
       options.key ?? EMBED_SECRET,
     ),
   );
@@ -168,7 +174,10 @@ describe('embedding: tokens that open one item with locked parameters', () => {
     const metrics = (await api.get('/metrics', admin)).text;
     expect(metrics).toMatch(/drey_embed_requests_total\{kind="dataset"\} [1-9]/);
     const lines = t.server.logs.filter(
-      (line) => line.msg === 'request' && line.username === 'embed:host-user-42',
+      (line) =>
+        line.msg === 'request' &&
+        line.username === 'embed:host-user-42' &&
+        line.embedTokenId === id,
     );
     expect(lines.length).toBeGreaterThan(0);
   });
@@ -377,6 +386,7 @@ describe('embedding: a host application that signs with a private key (EMBED_PUB
       const head = `${part({ alg: 'ES256', typ: 'JWT' })}.${part({
         aud: 'drey-embed',
         exp: now + 120,
+        project: 'expenses/v1',
         resource: { dataset: 'expenses_by_month' },
         params: { max_filter: 50 },
       })}`;

@@ -25,6 +25,8 @@ function embedToken(claims) {
     iat: now,
     exp: now + 600,
     jti: randomUUID(),
+    // The project and major version the token is for: any other project refuses it.
+    project: 'expenses/v1',
     // Who views, as this application knows them: Drey's logs name them `embed:<sub>`.
     sub: 'demo-viewer',
     ...claims,

@@ -5,7 +5,7 @@ import {
   AuditEventsRepository,
   NewAuditEvent,
 } from '@/database/tables/audit-events.repository';
-import type { Caller } from '@/core/caller';
+import { auditActor, type Caller } from '@/core/caller';
 import { currentRequest } from '@/http/request/request-context';
 import { storableCopy } from '@/http/input/input-limits';
 import { DomainError } from '@/core/errors';
@@ -135,7 +135,7 @@ export class AuditService implements BeforeApplicationShutdown {
     target: string | null,
     details: Record<string, unknown> = {},
   ) {
-    return this.record({ action, actor: caller.username, target, details });
+    return this.record({ action, actor: auditActor(caller), target, details });
   }
 
   /** Newest first, with filters; one more row than asked tells whether a next page exists. */

@@ -14,7 +14,6 @@ import { LoginGuard } from '@/auth/login.guard';
 import { LoginLimiter } from '@/auth/login-limiter';
 import { SsoService } from '@/auth/sso/sso.service';
 import { TokensService } from '@/auth/tokens.service';
-import { EmbedTokensController } from '@/auth/embed-tokens.controller';
 import { EmbedTokensService } from '@/auth/embed-tokens.service';
 import { MetricsModule } from '@/metrics/metrics.module';
 import { SECRETS, Secrets } from '@/config/secrets';
@@ -35,7 +34,7 @@ import { UsersModule } from '@/users/users.module';
     UsersModule,
     MetricsModule,
   ],
-  controllers: [AuthController, AuthLegacyController, EmbedTokensController],
+  controllers: [AuthController, AuthLegacyController],
   providers: [
     TokensService,
     EmbedTokensService,

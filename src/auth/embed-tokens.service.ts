@@ -1,32 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createPublicKey, KeyObject, randomUUID } from 'node:crypto';
+import { createPublicKey, KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { Counter } from 'prom-client';
-import { AuditService } from '@/audit/audit.service';
 import { JwtKeys } from '@/auth/jwt-keys';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
 import { ConfigError } from '@/config/config-error';
 import { SECRETS, type Secrets } from '@/config/secrets';
-import type { AdminCaller, Caller } from '@/core/caller';
+import type { Caller } from '@/core/caller';
 import {
   EMBED_AUDIENCE,
   EmbedClaimsError,
-  embedAttributes,
-  embedUsername,
-  isTokenId,
-  issuedDetails,
+  ISSUED_BY_OPERATOR,
+  checkEmbedTarget,
+  embedCaller,
   parseEmbedClaims,
-  planEmbedToken,
   type EmbedClaims,
   type EmbedTokenPlan,
-  type EmbedTokenRequest,
 } from '@/core/embed';
-import { InvalidRequestError, InvalidTokenError } from '@/core/errors';
+import { InvalidTokenError } from '@/core/errors';
+import { UUID } from '@/auth/tokens.service';
 import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
-import type { UserFieldValue } from '@/core/project/user-fields';
 import { EmbedRevocationsRepository } from '@/database/tables/embed-revocations.repository';
+import { UsersRepository } from '@/database/tables/users.repository';
 import { MetricsService } from '@/metrics/metrics.service';
 
 /** Who signed an embedding token: Drey for an administrator (`iss: "drey"`), or the host application. */
@@ -53,14 +50,6 @@ function audienceIsEmbed(token: string): boolean {
 const CLOCK_TOLERANCE_S = 30;
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'];
 
-export interface IssuedEmbedToken {
-  token: string;
-  id: string;
-  expiresAt: Date;
-  kind: 'dataset' | 'dashboard';
-  name: string;
-}
-
 /**
  * Embedding tokens (docs/embedding.md): JWTs that open one dataset or dashboard, with parameter values they
  * lock and the user attributes its SQL reads. Verified with jose, the library that already checks identity
@@ -80,7 +69,7 @@ export class EmbedTokensService {
     @Inject(SECRETS) secrets: Secrets,
     private readonly revocations: EmbedRevocationsRepository,
     private readonly served: ServedProject,
-    private readonly audit: AuditService,
+    private readonly users: UsersRepository,
     metrics: MetricsService,
   ) {
     this.dreyKeys = new JwtKeys(secrets);
@@ -129,39 +118,56 @@ export class EmbedTokensService {
   /** {@link isEmbedToken}'s answers by token text. */
   private readonly kinds = new Map<string, boolean>();
 
-  /** The caller an embedding token stands for; 401 `invalid_token` saying why when it stands for none. */
+  /**
+   * The caller an embedding token stands for; 401 `invalid_token` saying why when it stands for none: not
+   * for this project (name and major version), an item the project does not have, revoked, an attribute
+   * that is no user field, or, for a token Drey signed, an issuer who is no longer an administrator.
+   */
   async callerOf(token: string): Promise<Caller> {
-    const payload = await this.verify(token);
+    const { payload, drey } = await this.verify(token);
+    const project = this.project;
     let claims: EmbedClaims;
+    let caller: Caller;
     try {
       claims = parseEmbedClaims(payload);
+      checkEmbedTarget(claims, project);
+      caller = embedCaller(claims, project.userFields);
     } catch (error) {
       if (error instanceof EmbedClaimsError) throw new InvalidTokenError(error.message);
       throw error;
     }
+    if (drey) await this.checkIssuer(claims.issuedBy);
     const id = claims.grant.tokenId;
     if (id !== null && (await this.revocations.isRevoked(id))) {
       throw new InvalidTokenError('The embedding token was revoked');
     }
-    let fields: Record<string, UserFieldValue>;
-    try {
-      fields = embedAttributes(claims.user, this.project.userFields);
-    } catch (error) {
-      if (error instanceof EmbedClaimsError) throw new InvalidTokenError(error.message);
-      throw error;
-    }
     this.uses.inc({ kind: claims.grant.kind });
-    return {
-      username: embedUsername(claims),
-      userId: null,
-      isAdmin: false,
-      fields,
-      tokenId: id,
-      embed: claims.grant,
-    };
+    return caller;
   }
 
-  private async verify(token: string): Promise<Record<string, unknown>> {
+  /**
+   * A token Drey signed opens no more than its issuer may now: the administrator named by `by` must still
+   * exist and be an administrator (read at each use, as a Drey token's row is). The command line's tokens
+   * (`by: "cli"`) stand for whoever holds the service's secret, as a host application's do.
+   */
+  private async checkIssuer(issuedBy: string | null): Promise<void> {
+    if (issuedBy === ISSUED_BY_OPERATOR) return;
+    if (issuedBy === null || !UUID.test(issuedBy)) {
+      throw new InvalidTokenError(
+        'The embedding token does not name the administrator who issued it',
+      );
+    }
+    const issuer = await this.users.findById(issuedBy);
+    if (!issuer?.isAdmin) {
+      throw new InvalidTokenError(
+        'The administrator who issued this embedding token no longer exists or is no longer an administrator',
+      );
+    }
+  }
+
+  private async verify(
+    token: string,
+  ): Promise<{ payload: Record<string, unknown>; drey: boolean }> {
     let issuer: unknown;
     try {
       issuer = decodeJwt(token).iss;
@@ -201,7 +207,7 @@ export class EmbedTokensService {
             '(EMBED_TOKEN_MAX_MINUTES): embedding tokens are short-lived',
         );
       }
-      return payload;
+      return { payload, drey };
     } catch (error) {
       if (error instanceof InvalidTokenError) throw error;
       if (error instanceof joseErrors.JWTExpired) {
@@ -219,36 +225,6 @@ export class EmbedTokensService {
     if (this.hostSecret) algorithms.push('HS256');
     if (this.hostPublicKey) algorithms.push(...ASYMMETRIC);
     return algorithms;
-  }
-
-  /**
-   * `POST P/embed-tokens`: a token for one dataset or dashboard of the project, signed by Drey. 400
-   * `invalid_request` for an item that does not exist, a parameter it does not have, or a user attribute
-   * that is no field.
-   */
-  async issue(admin: AdminCaller, body: EmbedTokenRequest): Promise<IssuedEmbedToken> {
-    const plan = planEmbedToken(this.project, body, {
-      maxMinutes: this.config.embedding.maxMinutes,
-      id: randomUUID(),
-      now: new Date(),
-    });
-    const token = await signEmbedToken(plan, this.dreyKeys.current);
-    await this.audit.recordBy(admin, 'embed_token.create', plan.id, issuedDetails(plan));
-    return { token, id: plan.id, expiresAt: plan.expiresAt, kind: plan.kind, name: plan.name };
-  }
-
-  /**
-   * `DELETE P/embed-tokens/{id}`: the token with this `jti` (Drey's or a host application's) opens nothing
-   * any more, on every process, until it would have expired.
-   */
-  async revoke(admin: AdminCaller, id: string): Promise<void> {
-    if (!isTokenId(id)) {
-      throw new InvalidRequestError('A token id is 1-128 printable characters');
-    }
-    const until = new Date(Date.now() + (this.config.embedding.maxMinutes * 60 + 60) * 1000);
-    await this.revocations.prune();
-    await this.revocations.revoke(id, admin.username, until);
-    await this.audit.recordBy(admin, 'embed_token.revoke', id, {});
   }
 }
 

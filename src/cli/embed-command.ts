@@ -7,7 +7,7 @@ import type { CliOutput } from '@/cli/cli-output';
 import { openServiceDatabase } from '@/cli/service-database';
 import type { AppConfig } from '@/config/config';
 import { resolveSecrets } from '@/config/secrets';
-import { issuedDetails, planEmbedToken } from '@/core/embed';
+import { ISSUED_BY_OPERATOR, issuedDetails, planEmbedToken } from '@/core/embed';
 import { formatTimestamp } from '@/core/timestamps';
 import { loadProject } from '@/core/project/project-loader';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
@@ -52,7 +52,12 @@ export async function embedTokenCommand(
       subject: args.subject,
       expiry_minutes: args.minutes,
     },
-    { maxMinutes: config.embedding.maxMinutes, id: randomUUID(), now: new Date() },
+    {
+      maxMinutes: config.embedding.maxMinutes,
+      id: randomUUID(),
+      now: new Date(),
+      issuedBy: ISSUED_BY_OPERATOR,
+    },
   );
   const token = await signEmbedToken(plan, new JwtKeys(resolveSecrets(config)).current);
   const database = await openServiceDatabase(config, 'drey embed-token', output);

@@ -64,3 +64,12 @@ export type AdminCaller = Caller & { readonly isAdmin: true; readonly [ADMINISTR
 export function asAdministrator(caller: Caller): AdminCaller | null {
   return caller.isAdmin ? (caller as AdminCaller) : null;
 }
+
+/**
+ * How the audit log names a caller: its user name and, for the holder of an embedding token that has an id,
+ * that id too (`embed:<sub>#<jti>`), so that two tokens of one viewer can be told apart. The user name
+ * alone stays what templates and cache keys read.
+ */
+export function auditActor(caller: Caller): string | null {
+  return caller.embed?.tokenId ? `${caller.username}#${caller.embed.tokenId}` : caller.username;
+}

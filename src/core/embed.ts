@@ -1,5 +1,5 @@
 import type { Caller, EmbedGrant, EmbedValue } from '@/core/caller';
-import { ForbiddenError, InvalidRequestError, NotFoundError } from '@/core/errors';
+import { ForbiddenError, InvalidRequestError } from '@/core/errors';
 import type { Project } from '@/core/project/project';
 import {
   fieldValueProblem,
@@ -15,15 +15,33 @@ import type { ParameterRequest, RawSelection } from '@/core/parameters/selection
  * Their `aud` says what they are; their claims name one item and the values they lock (docs/embedding.md):
  *
  *   { "aud": "drey-embed", "exp": ..., "jti": "...", "sub": "who views, as the host knows them",
- *     "resource": { "dashboard": "expenses_dashboard" },
+ *     "project": "expenses/v1", "resource": { "dashboard": "expenses_dashboard" },
  *     "params": { "category": ["food"] }, "defaults": { "group_by": "month" },
  *     "user": { "role": "manager" } }
  */
 export const EMBED_AUDIENCE = 'drey-embed';
 
+/**
+ * The `project` claim a token must carry for `project`: its name and major version, as the legacy layout's
+ * path names them. Two deployments that share a signing key then still refuse each other's tokens.
+ */
+export function embedProject(project: Pick<Project, 'name' | 'majorVersion'>): string {
+  return `${project.name}/v${project.majorVersion}`;
+}
+
+/** The `by` of a token the command line issued: whoever runs it has the service's secret. */
+export const ISSUED_BY_OPERATOR = 'cli';
+
 /** The claims of an embedding token, checked for shape (the item and the fields are checked on use). */
 export interface EmbedClaims {
   grant: EmbedGrant;
+  /** `project`: the project and major version it was issued for ({@link embedProject}). */
+  project: string;
+  /**
+   * `by`, on the tokens Drey signs: the id of the administrator who asked for it, whose rights are checked
+   * at each use, or {@link ISSUED_BY_OPERATOR}. Null on a host application's token.
+   */
+  issuedBy: string | null;
   /** `sub`: the viewer as the host application names them, for logs and the audit; may be absent. */
   subject: string | null;
   /** `user`: the attributes the project's SQL reads, as a user's fields. */
@@ -40,6 +58,8 @@ const MAX_TEXT = 500;
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,127}$/;
 /** A token id (`jti`) or a viewer (`sub`): printable, no spaces, a header's worth at most. */
 const SUBJECT = /^[\x21-\x7e]{1,128}$/;
+/** `project`: a project's name (project.yml's rule) and its major version. */
+const PROJECT = /^[\x21-\x7e]{1,128}\/v\d{1,9}$/;
 
 /** Whether `id` can be an embedding token's `jti` (what a revocation names). */
 export function isTokenId(id: string): boolean {
@@ -106,7 +126,15 @@ export function parseEmbedClaims(payload: Record<string, unknown>): EmbedClaims 
   if (both) {
     throw new EmbedClaimsError(`The token both locks "${both}" and gives it a default`);
   }
-  const { jti, sub } = payload;
+  const { jti, sub, project, by } = payload;
+  if (typeof project !== 'string' || !PROJECT.test(project)) {
+    throw new EmbedClaimsError(
+      'The token\'s "project" must name the project it is for, as "<name>/v<major version>"',
+    );
+  }
+  if (by !== undefined && (typeof by !== 'string' || !SUBJECT.test(by))) {
+    throw new EmbedClaimsError('The token\'s "by" must be 1-128 printable characters');
+  }
   if (jti !== undefined && (typeof jti !== 'string' || !SUBJECT.test(jti))) {
     throw new EmbedClaimsError('The token\'s "jti" must be 1-128 printable characters');
   }
@@ -117,6 +145,44 @@ export function parseEmbedClaims(payload: Record<string, unknown>): EmbedClaims 
     grant: { tokenId: jti ?? null, kind, name, locked, defaults },
     subject: sub ?? null,
     user: mapping(payload.user, 'user'),
+    project,
+    issuedBy: by ?? null,
+  };
+}
+
+/**
+ * Refuses claims that are not for `project` (another project, or another major version of it) or whose
+ * item it does not have: such a token opens nothing here, so it is refused as a token (401), not answered
+ * 404 on every item.
+ */
+export function checkEmbedTarget(claims: EmbedClaims, project: Project): void {
+  const expected = embedProject(project);
+  if (claims.project !== expected) {
+    throw new EmbedClaimsError(
+      `The embedding token is for the project "${claims.project}", not "${expected}"`,
+    );
+  }
+  const { kind, name } = claims.grant;
+  const items: { name: string }[] = kind === 'dataset' ? project.datasets : project.dashboards;
+  if (!items.some((item) => item.name === name)) {
+    throw new EmbedClaimsError(
+      `The token's "resource" names no ${kind} of this project: "${name}"`,
+    );
+  }
+}
+
+/**
+ * The caller an embedding token's checked claims stand for: its viewer, with the project's fields from its
+ * `user` attributes ({@link EmbedClaimsError} when one is no field or not of its type), opening its item.
+ */
+export function embedCaller(claims: EmbedClaims, fields: UserField[]): Caller {
+  return {
+    username: embedUsername(claims),
+    userId: null,
+    isAdmin: false,
+    fields: embedAttributes(claims.user, fields),
+    tokenId: claims.grant.tokenId,
+    embed: claims.grant,
   };
 }
 
@@ -243,13 +309,19 @@ export function issuedDetails(plan: EmbedTokenPlan): Record<string, unknown> {
 export const DEFAULT_EMBED_MINUTES = 10;
 
 /**
- * The claims of an embedding token for `request`: an item of `project` (404 otherwise), parameters it has,
+ * The claims of an embedding token for `request`: an item of `project` (400 otherwise), parameters it has,
  * attributes that are user fields, a lifetime from 1 to `maxMinutes` (400 otherwise).
  */
 export function planEmbedToken(
   project: Project,
   request: EmbedTokenRequest,
-  options: { maxMinutes: number; id: string; now: Date },
+  options: {
+    maxMinutes: number;
+    id: string;
+    now: Date;
+    /** The `by` claim: the administrator's user id, or {@link ISSUED_BY_OPERATOR}. */
+    issuedBy: string;
+  },
 ): EmbedTokenPlan {
   if (typeof request !== 'object' || request === null || Array.isArray(request)) {
     throw new InvalidRequestError('The body must be a JSON object');
@@ -263,7 +335,9 @@ export function planEmbedToken(
     kind === 'dataset' ? project.datasets : project.dashboards;
   const item = items.find((candidate) => candidate.name === name);
   if (typeof name !== 'string' || !item) {
-    throw new NotFoundError(`No ${kind} named ${JSON.stringify(String(name).slice(0, 100))}`);
+    throw new InvalidRequestError(
+      `The project has no ${kind} named ${JSON.stringify(String(name).slice(0, 100))}`,
+    );
   }
   const minutes = request.expiry_minutes ?? DEFAULT_EMBED_MINUTES;
   const max = options.maxMinutes;
@@ -274,6 +348,8 @@ export function planEmbedToken(
   }
   const expiresAt = new Date(options.now.getTime() + minutes * 60_000);
   const claims: Record<string, unknown> = {
+    project: embedProject(project),
+    by: options.issuedBy,
     resource: { [kind]: item.name },
     params: request.params ?? {},
     defaults: request.defaults ?? {},

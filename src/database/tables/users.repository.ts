@@ -27,6 +27,10 @@ export class UsersRepository {
     return this.users.findOneBy({ username });
   }
 
+  findById(id: string): Promise<User | null> {
+    return this.users.findOneBy({ id });
+  }
+
   /** Everyone, oldest first. */
   listByCreation(): Promise<User[]> {
     return this.users.find({ order: { createdAt: 'ASC', username: 'ASC' } });

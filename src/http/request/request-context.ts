@@ -79,14 +79,18 @@ export function requestFinished(
     path: (request.originalUrl ?? request.url ?? '').split('?', 1)[0],
     status,
     durationMs: Math.round(durationMs * 100) / 100,
-    // Who asked, when anyone signed in (an embedding's holder goes by `embed:<sub>`).
+    // Who asked, when anyone signed in (an embedding's holder goes by `embed:<sub>`, with its token's id).
     ...usernameOf(request),
   });
 }
 
-function usernameOf(request: object): { username?: string } {
-  const username = callerOf(request as Request).username;
-  return username === null ? {} : { username };
+function usernameOf(request: object): { username?: string; embedTokenId?: string } {
+  const caller = callerOf(request as Request);
+  if (caller.username === null) return {};
+  const tokenId = caller.embed?.tokenId;
+  return tokenId
+    ? { username: caller.username, embedTokenId: tokenId }
+    : { username: caller.username };
 }
 
 /**

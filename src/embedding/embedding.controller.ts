@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
-import { EmbedTokensService } from '@/auth/embed-tokens.service';
+import { EmbeddingService } from '@/embedding/embedding.service';
 import type { EmbedTokenRequest } from '@/core/embed';
 import type { AdminCaller } from '@/core/caller';
 import { formatTimestamp } from '@/core/timestamps';
@@ -23,8 +23,8 @@ const VALUES = {
 @AdminOnly()
 @ApiErrors(...COMMON_ERRORS, 403)
 @Controller(CURRENT)
-export class EmbedTokensController {
-  constructor(private readonly embeds: EmbedTokensService) {}
+export class EmbeddingController {
+  constructor(private readonly embeds: EmbeddingService) {}
 
   /**
    * A short-lived token that opens one dataset or dashboard and nothing else: `params` are locked (a
@@ -36,7 +36,7 @@ export class EmbedTokensController {
   @HttpCode(201)
   @BodyTypes('application/json')
   @ApiJson('EmbedToken', 'The token and its id, for revocation')
-  @ApiErrors(...BODY_ERRORS, 404)
+  @ApiErrors(...BODY_ERRORS)
   @ApiBody({
     schema: {
       type: 'object',
