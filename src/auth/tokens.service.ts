@@ -5,12 +5,11 @@ import type { AccessToken } from '@/database/tables/access-tokens.entity';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
 import { TokenRecords } from '@/database/tables/token-records';
 import type { User } from '@/database/tables/users.entity';
-import type { Caller } from '@/core/caller';
+import { userCaller, type Caller } from '@/core/caller';
 import { InvalidRequestError, NotFoundError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { ServedProject } from '@/core/project/served-project';
 import type { Project } from '@/core/project/project';
-import { withFieldDefaults } from '@/users/user-fields.rules';
 
 export interface IssuedToken {
   accessToken: string;
@@ -93,13 +92,11 @@ export class TokensService {
     // Checked on every request, so that a revocation or a user's deletion takes effect at once everywhere.
     const row = await this.records.find(claims.jti);
     if (!row || row.username !== claims.sub) return undefined;
-    return {
-      username: row.username,
-      userId: row.user_id,
-      isAdmin: row.is_admin,
-      fields: withFieldDefaults(row.fields, this.project.userFields),
-      tokenId: claims.jti,
-    };
+    return userCaller(
+      { id: row.user_id, username: row.username, isAdmin: row.is_admin, fields: row.fields },
+      this.project.userFields,
+      claims.jti,
+    );
   }
 
   /** The caller's named tokens that have not expired. */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliOutput } from '@/cli/cli-output';
 import type { AppConfig } from '@/config/config';
-import type { Caller } from '@/core/caller';
+import { userCaller, type Caller } from '@/core/caller';
 import type { Project } from '@/core/project/project';
 import { Database } from '@/database/database';
 import {
@@ -12,7 +12,6 @@ import {
   readLock,
 } from '@/database/embedded-lock';
 import { UsersRepository } from '@/database/tables/users.repository';
-import { withFieldDefaults } from '@/users/user-fields.rules';
 
 /** How long a server that holds the lock but has not published its port yet (it is starting) is waited for. */
 const PORT_WAIT_MS = 20_000;
@@ -163,11 +162,7 @@ export async function callerOf(
     const where = config.databaseUrl ? 'DATABASE_URL' : `the embedded one under ${config.dataDir}`;
     throw new Error(`there is no user "${username}" in the service's database (${where})`);
   }
-  return {
-    username: user.username,
-    userId: user.id,
-    isAdmin: user.isAdmin,
-    fields: withFieldDefaults(user.fields, project.userFields),
-    tokenId: null,
-  };
+  // The operator holds the database's rights and names the user: the caller is that user's, by the rule
+  // a token of theirs resolves to (userCaller).
+  return userCaller(user, project.userFields, null);
 }

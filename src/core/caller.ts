@@ -1,4 +1,4 @@
-import type { UserFieldValue } from '@/core/project/user-fields';
+import { type UserField, type UserFieldValue, withFieldDefaults } from '@/core/project/user-fields';
 
 /**
  * What an embedding token grants (core/embed.ts): one dataset or dashboard, with parameter values it locks
@@ -38,6 +38,32 @@ export const ANONYMOUS: Caller = Object.freeze({
   fields: Object.freeze({}) as Record<string, UserFieldValue>,
   tokenId: null,
 });
+
+/** A user as their row holds them. */
+export interface UserOfCaller {
+  id: string;
+  username: string;
+  isAdmin: boolean;
+  fields: Record<string, UserFieldValue>;
+}
+
+/**
+ * The caller a user is, with the fields the project declares (defaults for the ones it added since the
+ * user was stored): what a Drey token of theirs stands for, and `drey run --as` runs as.
+ */
+export function userCaller(
+  user: UserOfCaller,
+  userFields: UserField[],
+  tokenId: string | null,
+): Caller {
+  return {
+    username: user.username,
+    userId: user.id,
+    isAdmin: user.isAdmin,
+    fields: withFieldDefaults(user.fields, userFields),
+    tokenId,
+  };
+}
 
 export function isSignedIn(
   caller: Caller,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Caller } from '@/core/caller';
+import { userCaller, type Caller } from '@/core/caller';
 import { SsoIdentity, checkFieldMap, mapIdentity, splitGroups } from '@/auth/sso/identity';
 import { OidcVerifier } from '@/auth/sso/oidc-verifier';
 import { InvalidTokenError } from '@/core/errors';
@@ -121,13 +121,11 @@ export class SsoService implements OnModuleInit {
       // The user's named tokens carry the new rights from every process's next request.
       await this.tokenRecords.changed();
     }
-    return {
-      username: identity.username,
-      userId: user.id,
-      isAdmin: mapped.isAdmin,
-      fields: mapped.fields,
-      tokenId: null,
-    };
+    return userCaller(
+      { id: user.id, username: identity.username, isAdmin: mapped.isAdmin, fields: mapped.fields },
+      this.project.userFields,
+      null,
+    );
   }
 }
 
