@@ -39,14 +39,14 @@ describe('a refused credential is refused alike at every door', () => {
       ['a forged signature', `${head}.${payload}.${'A'.repeat(43)}`, INVALID],
       [
         'an expired token',
-        signJwt({ ...claims, exp: now - 10 }, t.env.JWT_SECRET as string),
+        signJwt({ ...claims, exp: now - 10 }, t.env.JWT_SECRET),
         INVALID,
       ],
       ['a revoked named token', namedToken, INVALID],
       ['an unsigned token', signJwt({ ...claims }, '', { alg: 'none', typ: 'JWT' }), INVALID],
       [
         'a token with claims Drey never signs',
-        signJwt({ sub: 'admin', jti: 'not-a-uuid' }, t.env.JWT_SECRET as string),
+        signJwt({ sub: 'admin', jti: 'not-a-uuid' }, t.env.JWT_SECRET),
         INVALID,
       ],
       ['text that is no token', 'hello', INVALID],
