@@ -21,6 +21,7 @@ import { ServedProject } from '@/core/project/served-project';
 import { setUpDocs } from '@/openapi/openapi-document';
 import { FastRoutes } from '@/http/fast-route/fast-routes';
 import { fastRouteSafe } from '@/http/fast-route/fast-route-safe';
+import { limitStreamedBody } from '@/http/input/streamed-body-limit';
 import { securityHeaders } from '@/http/security-headers';
 import { checkHost, hostRuleOf } from '@/http/request/host-rule';
 
@@ -93,14 +94,23 @@ export async function configureApp(
       `the fast route checks the URL with the same checkUrl, and ${noBody}`,
     ),
   );
-  app.use(fastRouteSafe(express.json({ limit: BODY_LIMIT_BYTES, verify: refuseDeepJson }), noBody));
+  // A chunked body is refused at the limit, not once body-parser has read it to its end.
   app.use(
     fastRouteSafe(
-      express.urlencoded({
-        extended: false,
-        limit: BODY_LIMIT_BYTES,
-        parameterLimit: FORM_LIMITS.fields,
-      }),
+      limitStreamedBody(express.json({ limit: BODY_LIMIT_BYTES, verify: refuseDeepJson }), fail),
+      noBody,
+    ),
+  );
+  app.use(
+    fastRouteSafe(
+      limitStreamedBody(
+        express.urlencoded({
+          extended: false,
+          limit: BODY_LIMIT_BYTES,
+          parameterLimit: FORM_LIMITS.fields,
+        }),
+        fail,
+      ),
       noBody,
     ),
   );
