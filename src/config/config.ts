@@ -5,6 +5,7 @@ import { ConfigError } from '@/config/config-error';
 import { type Env, list, text } from '@/config/env-values';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
 import type { LogLevel } from '@/http/request/json-logger';
+import { isLoopbackHost } from '@/http/request/host-rule';
 import { PASSWORD_MIN_LENGTH, passwordProblem } from '@/core/users/password-policy';
 import { BuildSchedule, patternProblem, zoneProblem } from '@/core/project/build-schedule';
 
@@ -322,14 +323,6 @@ function embedding(env: Env, cwd: string): EmbeddingConfig {
     maxMinutes: integer(env, 'EMBED_TOKEN_MAX_MINUTES', 60, 1, 10080),
     frameOrigins,
   };
-}
-
-/** Whether HOST binds to a loopback address only: then the `Host` rule applies (http/request/host-rule.ts). */
-export function isLoopbackHost(host: string): boolean {
-  const address = host.toLowerCase();
-  if (address === 'localhost') return true;
-  if (isIP(address) === 4) return address.startsWith('127.');
-  return address === '::1' || (isIP(address) === 6 && address.startsWith('::ffff:127.'));
 }
 
 // A DNS name (or an IPv4 address) by RFC 1123's letters, or an IPv6 address in brackets, as `Host` carries it.

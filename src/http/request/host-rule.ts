@@ -1,5 +1,5 @@
+import { isIP } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
-import { isLoopbackHost } from '@/config/config';
 import { ForbiddenError } from '@/core/errors';
 import type { JsonLogger } from '@/http/request/json-logger';
 
@@ -16,6 +16,14 @@ export interface HostRule {
   listed: string;
 }
 
+/** Whether HOST binds to a loopback address only: then the rule applies (config reads it for ALLOWED_HOSTS). */
+export function isLoopbackHost(host: string): boolean {
+  const address = host.toLowerCase();
+  if (address === 'localhost') return true;
+  if (isIP(address) === 4) return address.startsWith('127.');
+  return address === '::1' || (isIP(address) === 6 && address.startsWith('::ffff:127.'));
+}
+
 /** The loopback names every client of a local service uses (the MCP SDK's `localhostAllowedHostnames`). */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -24,7 +32,10 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
  * when it is not bound to loopback. The bound address itself is a name too (HOST=127.0.0.2 is reached as
  * http://127.0.0.2:4465).
  */
-export function hostRuleOf(bindHost: string, allowedHosts: readonly string[]): HostRule | undefined {
+export function hostRuleOf(
+  bindHost: string,
+  allowedHosts: readonly string[],
+): HostRule | undefined {
   if (!isLoopbackHost(bindHost)) return undefined;
   const own = bindHost.includes(':') ? `[${bindHost.toLowerCase()}]` : bindHost.toLowerCase();
   const names = new Set([...LOOPBACK_NAMES, own, ...allowedHosts]);
@@ -43,7 +54,10 @@ const HOST = /^(\[[0-9a-f:.]+\]|[^\s:@/?#[\]\\]+)(?::\d{0,5})?$/i;
  * same machine that keeps the name (`ssh -L`, a container's published port). A request without `Host`
  * (HTTP/1.0) is refused: it names nothing the rule could check.
  */
-export function hostRefusal(rule: HostRule | undefined, host: string | undefined): string | undefined {
+export function hostRefusal(
+  rule: HostRule | undefined,
+  host: string | undefined,
+): string | undefined {
   if (rule === undefined) return undefined;
   const name = host === undefined ? undefined : HOST.exec(host)?.[1]?.toLowerCase();
   if (name !== undefined && rule.names.has(name)) return undefined;
