@@ -12,7 +12,11 @@ import type { JsonLogger } from '@/http/request/json-logger';
 export interface HostRule {
   /** Lower-case names, IPv6 addresses in brackets, as a `Host` header carries them without its port. */
   names: ReadonlySet<string>;
-  /** The names as the refusal and docs/deployment.md list them. */
+  /**
+   * The names the refusal lists: the loopback ones and the bound address, not ALLOWED_HOSTS' (a rebinding
+   * page reads the refusal, as it is same-origin with itself; the names of an internal proxy are not its to
+   * learn).
+   */
   listed: string;
 }
 
@@ -38,8 +42,8 @@ export function hostRuleOf(
 ): HostRule | undefined {
   if (!isLoopbackHost(bindHost)) return undefined;
   const own = bindHost.includes(':') ? `[${bindHost.toLowerCase()}]` : bindHost.toLowerCase();
-  const names = new Set([...LOOPBACK_NAMES, own, ...allowedHosts]);
-  return { names, listed: [...names].join(', ') };
+  const listed = [...new Set([...LOOPBACK_NAMES, own])];
+  return { names: new Set([...listed, ...allowedHosts]), listed: listed.join(', ') };
 }
 
 /**
