@@ -21,7 +21,9 @@ import { ServedProject } from '@/core/project/served-project';
 import { setUpDocs } from '@/openapi/openapi-document';
 import { FastRoutes } from '@/http/fast-route/fast-routes';
 import { fastRouteSafe } from '@/http/fast-route/fast-route-safe';
+import { limitStreamedBody } from '@/http/input/streamed-body-limit';
 import { securityHeaders } from '@/http/security-headers';
+import { checkHost, hostRuleOf } from '@/http/request/host-rule';
 
 /** Builds the application as `main.ts` serves it. */
 export async function createApp(
@@ -75,6 +77,15 @@ export async function configureApp(
   );
   const fail = (error: unknown, request: Request, response: Response) =>
     sendError(logger, error, request, response);
+  // Bound to loopback, only loopback names (and ALLOWED_HOSTS) are answered, on every route (DNS rebinding);
+  // before anything reads the request's body or its caller.
+  const hosts = hostRuleOf(config.host, config.allowedHosts);
+  app.use(
+    fastRouteSafe(
+      checkHost(hosts, logger, fail),
+      'the fast route leaves a request whose Host the same rule refuses to Express',
+    ),
+  );
   // The bounds of http/input/input-limits.ts: the URL, the body's declared size and charset, before any parser
   // reads a byte; the body's strings once parsed. Multipart (the login form) is read by LoginGuard.
   app.use(
@@ -83,14 +94,23 @@ export async function configureApp(
       `the fast route checks the URL with the same checkUrl, and ${noBody}`,
     ),
   );
-  app.use(fastRouteSafe(express.json({ limit: BODY_LIMIT_BYTES, verify: refuseDeepJson }), noBody));
+  // A chunked body is refused at the limit, not once body-parser has read it to its end.
   app.use(
     fastRouteSafe(
-      express.urlencoded({
-        extended: false,
-        limit: BODY_LIMIT_BYTES,
-        parameterLimit: FORM_LIMITS.fields,
-      }),
+      limitStreamedBody(express.json({ limit: BODY_LIMIT_BYTES, verify: refuseDeepJson }), fail),
+      noBody,
+    ),
+  );
+  app.use(
+    fastRouteSafe(
+      limitStreamedBody(
+        express.urlencoded({
+          extended: false,
+          limit: BODY_LIMIT_BYTES,
+          parameterLimit: FORM_LIMITS.fields,
+        }),
+        fail,
+      ),
       noBody,
     ),
   );
@@ -125,7 +145,7 @@ export async function configureApp(
   });
   await app.init();
   // Routes marked @FastRoute() are served in front of Express' router and middleware (see FastRoutes).
-  app.get(FastRoutes).attach(app, observe, config.corsOrigins.length > 0);
+  app.get(FastRoutes).attach(app, observe, { cors: config.corsOrigins.length > 0, hosts });
   return app;
 }
 

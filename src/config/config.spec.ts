@@ -11,6 +11,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       nodeEnv: 'development',
       host: '127.0.0.1',
+      allowedHosts: [],
       port: 4465,
       projectDir: '/srv/drey/examples/expenses',
       databaseUrl: undefined,
@@ -91,6 +92,19 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads ALLOWED_HOSTS beside a loopback HOST, lower-cased', () => {
+    const names = 'Drey.Internal, 10.0.0.7, [FE80::1], my-box';
+    for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1']) {
+      expect(loadConfig({ HOST: host, ALLOWED_HOSTS: names }, CWD).allowedHosts).toEqual([
+        'drey.internal',
+        '10.0.0.7',
+        '[fe80::1]',
+        'my-box',
+      ]);
+    }
+    expect(loadConfig({ HOST: '0.0.0.0', ALLOWED_HOSTS: ' ' }, CWD).allowedHosts).toEqual([]);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: ' ' }, CWD)).toMatchObject({
       databaseUrl: undefined,
@@ -125,6 +139,19 @@ describe('loadConfig', () => {
     [{ NODE_ENV: 'production' }, 'JWT_SECRET is required when NODE_ENV=production'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'ADMIN_PASSWORD is required'],
     [{ CORS_ORIGINS: 'example.com' }, 'CORS_ORIGINS has an invalid origin "example.com"'],
+    ...[
+      'drey.example:4465',
+      'http://drey.example',
+      '*',
+      '*.example',
+      'a_b.example',
+      '[::1',
+      '[nope]',
+    ].map((name) => [{ ALLOWED_HOSTS: name }, 'ALLOWED_HOSTS has an invalid name']),
+    [
+      { HOST: '0.0.0.0', ALLOWED_HOSTS: 'drey.example' },
+      'ALLOWED_HOSTS applies to a service bound to a loopback address only; HOST=0.0.0.0',
+    ],
     [{ BUILD_SCHEDULE: '* * *' }, 'BUILD_SCHEDULE must be a cron pattern of five fields'],
     [{ BUILD_SCHEDULE: '0 25 * * *' }, 'BUILD_SCHEDULE is not a cron pattern'],
     [{ BUILD_SCHEDULE_TIMEZONE: 'Mars/Base' }, 'BUILD_SCHEDULE_TIMEZONE must be a time zone'],

@@ -1,9 +1,11 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '@/config/config-error';
 import { type Env, list, text } from '@/config/env-values';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
 import type { LogLevel } from '@/http/request/json-logger';
+import { isLoopbackHost } from '@/http/request/host-rule';
 import { PASSWORD_MIN_LENGTH, passwordProblem } from '@/core/users/password-policy';
 import { BuildSchedule, patternProblem, zoneProblem } from '@/core/project/build-schedule';
 
@@ -16,6 +18,11 @@ export type NodeEnv = 'development' | 'production' | 'test';
 export interface AppConfig {
   nodeEnv: NodeEnv;
   host: string;
+  /**
+   * ALLOWED_HOSTS: `Host` names a service bound to a loopback address answers besides localhost, 127.0.0.1,
+   * [::1] and its own address (http/request/host-rule.ts), lower-case, without port. Empty when unset.
+   */
+  allowedHosts: string[];
   port: number;
   projectDir: string;
   /** Postgres URL; undefined means the embedded PGlite database under `dataDir`. */
@@ -318,6 +325,34 @@ function embedding(env: Env, cwd: string): EmbeddingConfig {
   };
 }
 
+// A DNS name (or an IPv4 address) by RFC 1123's letters, or an IPv6 address in brackets, as `Host` carries it.
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * ALLOWED_HOSTS: names only (any port is taken, as for the loopback names), read where the rule applies. Set
+ * beside a HOST that is not loopback it would protect nothing, so it is refused rather than ignored.
+ */
+function allowedHosts(env: Env, host: string): string[] {
+  const names = list(env, 'ALLOWED_HOSTS').map((name) => name.toLowerCase());
+  for (const name of names) {
+    const bracketed = /^\[(.*)\]$/.exec(name)?.[1];
+    if (bracketed === undefined ? !HOST_NAME.test(name) : isIP(bracketed) !== 6) {
+      throw new ConfigError(
+        'ALLOWED_HOSTS',
+        `has an invalid name "${name.slice(0, 100)}" (a host name, an IPv4 address or an IPv6 one in brackets, without port)`,
+      );
+    }
+  }
+  if (names.length > 0 && !isLoopbackHost(host)) {
+    throw new ConfigError(
+      'ALLOWED_HOSTS',
+      `applies to a service bound to a loopback address only; HOST=${host} answers any Host (the proxy in front checks names)`,
+    );
+  }
+  return names;
+}
+
 /**
  * Reads and validates the environment. Pure: takes the environment and the working directory, so it is
  * unit-tested without touching `process.env`. Throws {@link ConfigError} on the first bad value.
@@ -352,9 +387,11 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
       throw new ConfigError('CORS_ORIGINS', `has an invalid origin "${origin}"`);
     }
   }
+  const host = text(env, 'HOST') ?? '127.0.0.1';
   return {
     nodeEnv,
-    host: text(env, 'HOST') ?? '127.0.0.1',
+    host,
+    allowedHosts: allowedHosts(env, host),
     port: integer(env, 'PORT', 4465, 0, 65535),
     projectDir: path(env, 'PROJECT_DIR', 'examples/expenses', cwd),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),

@@ -12,8 +12,9 @@ import { McpProtectedResource } from '@/mcp/mcp-protected-resource';
 /**
  * The MCP server's Streamable HTTP face, behind McpController: the request has been through the
  * application's middleware (request id, log line, metrics, body limits, JSON depth) and its guards (the
- * caller: a Drey token, an OIDC token, trusted headers or nobody); here its `Host` and `Origin` are checked
- * (mcp-origin.ts) and it is handed to the SDK's handler with its parsed body and the caller.
+ * caller: a Drey token, an OIDC token, trusted headers or nobody) and the `Host` rule of every route
+ * (http/request/host-rule.ts); here its `Origin` is checked (mcp-origin.ts) and it is handed to the SDK's
+ * handler with its parsed body and the caller.
  */
 @Injectable()
 export class McpHttp {
@@ -30,7 +31,7 @@ export class McpHttp {
   async serve(caller: Caller, request: Request, response: Response): Promise<void> {
     const refused = refusedCaller(
       { host: request.headers.host, origin: request.headers.origin },
-      { bindHost: this.config.host, corsOrigins: this.config.corsOrigins },
+      { corsOrigins: this.config.corsOrigins },
     );
     if (refused !== undefined) throw new ForbiddenError(refused);
     // With an identity provider, an assistant is asked to sign a person in (the 401 names the Protected

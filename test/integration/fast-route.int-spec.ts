@@ -103,7 +103,10 @@ describe('@FastRoute()', () => {
       await app.init();
       app
         .get(FastRoutes)
-        .attach(app, (_method, route, status) => observed.push({ route, status }), false);
+        .attach(app, (_method, route, status) => observed.push({ route, status }), {
+          cors: false,
+          hosts: undefined,
+        });
     } catch (error) {
       await app.close();
       throw error;

@@ -33,6 +33,7 @@ import {
 import { replyOf, sendReply } from '@/http/reply/http-reply';
 import { JsonLogger } from '@/http/request/json-logger';
 import { checkUrl } from '@/http/input/input-limits';
+import { HostRule, hostRefusal } from '@/http/request/host-rule';
 import { RequestObserver, requestFinished, serveRequest } from '@/http/request/request-context';
 import { setSecurityHeaders } from '@/http/security-headers';
 
@@ -117,7 +118,8 @@ const noNext = (): void => undefined;
  * that catches everything, and middleware before the route that applies to it and is not declared
  * `fastRouteSafe`. Requests go on to Express untouched when they are not a GET of a fast route, when middleware
  * mounted on a path or a route registered earlier matches them, when their path does not decode, when they
- * carry a body, and cross-origin requests when CORS is on (Express adds its headers).
+ * carry a body, cross-origin requests when CORS is on (Express adds its headers), and requests whose `Host`
+ * the service's rule refuses (Express' middleware answers them, http/request/host-rule.ts).
  */
 @Injectable()
 export class FastRoutes {
@@ -137,7 +139,11 @@ export class FastRoutes {
    * is initialised (its routes and middleware registered) and before it listens; throws on a route it
    * cannot serve.
    */
-  attach(app: NestExpressApplication, observe: RequestObserver, cors: boolean): void {
+  attach(
+    app: NestExpressApplication,
+    observe: RequestObserver,
+    { cors, hosts }: { cors: boolean; hosts: HostRule | undefined },
+  ): void {
     const adapter = app.getHttpAdapter() as unknown as {
       getInstance(): ExpressApp;
       onRequestHook?: unknown;
@@ -166,7 +172,7 @@ export class FastRoutes {
     const handle = listeners[0] as (request: IncomingMessage, response: ServerResponse) => void;
     server.removeListener('request', handle);
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      const found = this.find(served, request, cors);
+      const found = this.find(served, request, cors, hosts);
       if (!found) return handle(request, response);
       void this.answer(found.route, found.params, request, response, observe);
     });
@@ -253,10 +259,13 @@ export class FastRoutes {
     routes: Served[],
     request: IncomingMessage,
     cors: boolean,
+    hosts: HostRule | undefined,
   ): { route: Served; params: Record<string, string> } | undefined {
     const url = request.url;
     if (request.method !== 'GET' || !url?.startsWith('/')) return undefined;
     if (cors && request.headers.origin !== undefined) return undefined;
+    // Express' middleware refuses it (http/request/host-rule.ts), with its log line.
+    if (hostRefusal(hosts, request.headers.host) !== undefined) return undefined;
     if (request.headers['content-length'] || request.headers['transfer-encoding']) return undefined;
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);

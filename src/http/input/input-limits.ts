@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { parse as parseQueryString, ParsedUrlQuery } from 'node:querystring';
 import { DomainError, InvalidRequestError, UnsupportedMediaTypeError } from '@/core/errors';
 import { mediaType } from '@/http/input/media-type';
+import { closeLingering } from '@/http/input/lingering-close';
 
 /**
  * Every bound on what a request may carry, in one place (docs/security.md lists them). Each is enforced
@@ -127,7 +128,7 @@ function checkJsonCharset(contentType: string | undefined): void {
   }
 }
 
-/** A body over {@link BODY_LIMIT_BYTES}, answered before it is read; the connection is then closed. */
+/** A body over {@link BODY_LIMIT_BYTES}, answered before it is read; the connection then closes lingeringly. */
 export class PayloadTooLargeError extends DomainError {
   constructor() {
     super('payload_too_large', `The request body is larger than ${BODY_LIMIT_BYTES} bytes`);
@@ -150,7 +151,7 @@ export function requestLimits(
         throw new PayloadTooLargeError();
       checkJsonCharset(request.headers['content-type']);
     } catch (error) {
-      refuseBody(response);
+      closeLingering(request, response);
       fail(error, request, response);
       return;
     }
@@ -177,19 +178,11 @@ export function storableBodies(
 }
 
 /**
- * An error answered while the body is still unread: the connection is closed after the answer, so Node
- * does not read (and discard) the rest of a body that may be gigabytes long to keep the connection alive.
- */
-function refuseBody(response: { setHeader(name: string, value: string): unknown }): void {
-  response.setHeader('Connection', 'close');
-}
-
-/**
  * Reads a `multipart/form-data` body of text fields (the login form), bounded as {@link FORM_LIMITS} and
  * {@link BODY_LIMIT_BYTES} say, into `request.body`. busboy (the parser multer wraps) does the parsing; multer
  * itself cannot stop reading at a total size: on an error it drains the whole body before answering.
  * A file part, too many fields, a field too long, a body too long or malformed framing is refused as soon
- * as it is seen, and the rest of the body is never read.
+ * as it is seen; the rest of the body is only discarded, within the bounds of lingering-close.ts.
  */
 export function readMultipartForm(
   request: IncomingMessage & { body?: unknown },
@@ -225,8 +218,7 @@ export function readMultipartForm(
       parser.removeAllListeners();
       parser.on('error', () => undefined);
       if (error) {
-        refuseBody(response);
-        request.pause();
+        closeLingering(request, response);
         reject(error);
       } else {
         request.body = fields;
