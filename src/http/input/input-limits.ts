@@ -5,6 +5,7 @@ import { parse as parseQueryString, ParsedUrlQuery } from 'node:querystring';
 import { DomainError, InvalidRequestError, UnsupportedMediaTypeError } from '@/core/errors';
 import { mediaType } from '@/http/input/media-type';
 import { closeLingering } from '@/http/input/lingering-close';
+import { inputFault, isStorableText, STORABLE_ONLY, storableCopy } from '@/core/input-rules';
 
 /**
  * Every bound on what a request may carry, in one place (docs/security.md lists them). Each is enforced
@@ -30,50 +31,15 @@ export const FORM_LIMITS = {
   fieldNameSize: 64,
 } as const;
 
-/**
- * NUL (Postgres text cannot hold it: 22021) and UTF-16 halves without their other half (22P05 once encoded,
- * and JSON's `\ud800`). A JS string may hold both; storage and most tools cannot.
- */
-const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-export function isStorableText(text: string): boolean {
-  return !UNSTORABLE.test(text);
-}
-
-/**
- * A copy of a value whose strings storage can hold, each unstorable character replaced by U+FFFD: for what
- * must be written whatever it holds (an audit row recording a refused input).
- */
-export function storableCopy<T>(value: T): T {
-  if (typeof value === 'string') {
-    return (
-      isStorableText(value) ? value : value.replace(new RegExp(UNSTORABLE, 'g'), '\uFFFD')
-    ) as T;
-  }
-  if (Array.isArray(value)) return value.map(storableCopy) as T;
-  if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [storableCopy(key), storableCopy(item)]),
-    ) as T;
-  }
-  return value;
-}
+// The rules themselves are the core's, for every door; the HTTP door applies them here, before a route.
+export { isStorableText, storableCopy };
 
 /**
  * Refuses a value (a parsed body, a query) that holds a string, or an object key, that storage cannot hold.
- * Bodies are at most {@link MAX_JSON_DEPTH} deep (json-depth.ts) when they get here, so recursion is bounded.
+ * Bodies are at most {@link MAX_JSON_DEPTH} deep (json-depth.ts) when they get here.
  */
 export function assertStorable(value: unknown, where: string): void {
-  if (typeof value === 'string') {
-    if (!isStorableText(value)) throw unstorable(where);
-  } else if (Array.isArray(value)) {
-    for (const item of value) assertStorable(item, where);
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      if (!isStorableText(key)) throw unstorable(where);
-      assertStorable(item, where);
-    }
-  }
+  if (inputFault(value, where, STORABLE_ONLY) !== null) throw unstorable(where);
 }
 
 function unstorable(where: string): InvalidRequestError {

@@ -1,10 +1,7 @@
-/**
- * The deepest nesting a JSON request body may have. Every body the interface defines is at most three
- * levels deep (an object of selections, a list of values); V8's `JSON.parse` accepts any depth, but code
- * that walks the value (validation, `String(array)`) recurses and overflows the stack past a few thousand
- * levels, so deeper bodies are refused before they are parsed.
- */
-export const MAX_JSON_DEPTH = 32;
+import { MAX_JSON_DEPTH } from '@/core/input-rules';
+
+/** The bound is the core's (every door's); this file applies it to a JSON body before it is parsed. */
+export { MAX_JSON_DEPTH };
 
 const OPEN_OBJECT = 0x7b;
 const OPEN_ARRAY = 0x5b;
