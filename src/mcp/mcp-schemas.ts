@@ -224,11 +224,19 @@ export function queryModelsInput(rows: { default: number; max: number }): JsonSc
   };
 }
 
+/** Every tool the server has; which of them a caller is offered depends on the caller (mcp.service.ts). */
+export const TOOL_NAMES = [
+  'catalog',
+  'dataset_parameters',
+  'dataset_rows',
+  'dashboard',
+  'query_models',
+] as const;
+
+export type ToolName = (typeof TOOL_NAMES)[number];
+
 /** What the validator checks of each tool's input: the JSON types; the service checks the values. */
-export const LOOSE_INPUTS: Record<
-  'catalog' | 'dataset_parameters' | 'dataset_rows' | 'dashboard' | 'query_models',
-  JsonSchema
-> = {
+export const LOOSE_INPUTS: Record<ToolName, JsonSchema> = {
   catalog: { type: 'object', properties: {}, additionalProperties: false },
   dataset_parameters: {
     type: 'object',
@@ -299,10 +307,7 @@ const WIDGET: JsonSchema = {
   required: ['name', 'widget_type'],
 };
 
-export const OUTPUTS: Record<
-  'catalog' | 'dataset_parameters' | 'dataset_rows' | 'dashboard' | 'query_models',
-  JsonSchema
-> = {
+export const OUTPUTS: Record<ToolName, JsonSchema> = {
   catalog: {
     type: 'object',
     properties: {

@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { asAdministrator, Caller } from '@/core/caller';
 import { callerView } from '@/core/scope';
+import { choosableWidgets, embedRequest } from '@/core/embed';
 import { ForbiddenError, InvalidRequestError } from '@/core/errors';
 import { emptyParameterRequest, parseBodySelections } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
@@ -88,7 +89,12 @@ export class McpTools {
     // worked out again.
     const project = this.served.current;
     const view = callerView(caller);
-    const key = JSON.stringify([view.username, view.isAdmin, view.fields, project.name]);
+    // An embedding's grant decides what is open and which parameters are choosable, whoever it names
+    // (two tokens of one `sub` may open different items): it is part of the view.
+    const grant = caller.embed
+      ? [caller.embed.kind, caller.embed.name, caller.embed.locked, caller.embed.defaults]
+      : null;
+    const key = JSON.stringify([view.username, view.isAdmin, view.fields, grant, project.name]);
     const kept = this.kept.get(catalog, key, () => ({
       project,
       subjects: this.subjectsOf(caller, catalog),
@@ -98,13 +104,33 @@ export class McpTools {
 
   private subjectsOf(caller: Caller, catalog: ParameterCatalog): ToolSubjects {
     const open = this.catalogs.openItems(caller);
-    const used = new Set([...open.datasets, ...open.dashboards].flatMap((item) => item.parameters));
+    const items = [...open.datasets, ...open.dashboards];
+    const used = new Set(items.flatMap((item) => item.parameters));
     const names = catalog.names().filter((name) => used.has(name));
-    return {
-      ...open,
-      catalog,
-      widgets: catalog.widgets(names, emptyParameterRequest(), callerView(caller)),
-    };
+    return { ...open, catalog, widgets: this.choosable(caller, catalog, names, items) };
+  }
+
+  /**
+   * The widgets a caller may choose among, as the catalog endpoint shows them: for an embedding's holder,
+   * its item's with the token's values applied and its locked parameters left out.
+   */
+  private choosable(
+    caller: Caller,
+    catalog: ParameterCatalog,
+    names: string[],
+    items: { parameters: string[] }[],
+  ): WidgetJson[] {
+    if (!caller.embed) return catalog.widgets(names, emptyParameterRequest(), callerView(caller));
+    const item = items[0];
+    if (item === undefined) return [];
+    let request: ParameterRequest;
+    try {
+      request = embedRequest(caller, item.parameters, emptyParameterRequest());
+    } catch {
+      // A token that locks a parameter its item lacks: every call of it is refused (400), nothing to offer.
+      return [];
+    }
+    return choosableWidgets(caller, catalog.widgets(item.parameters, request, callerView(caller)));
   }
 
   async catalog(caller: Caller): Promise<CallToolResult> {

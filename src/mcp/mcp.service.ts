@@ -1,10 +1,14 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import {
   CallToolResult,
+  Implementation,
   McpHttpHandler,
   McpRequestContext,
   McpServer,
+  McpServerOptions,
+  ServerContext,
   StandardSchemaWithJSON,
+  Transport,
   createMcpHandler,
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
@@ -20,6 +24,8 @@ import {
   JsonSchema,
   LOOSE_INPUTS,
   OUTPUTS,
+  TOOL_NAMES,
+  ToolName,
   ToolSubjects,
   dashboardInput,
   datasetParametersInput,
@@ -27,8 +33,9 @@ import {
   queryModelsInput,
 } from '@/mcp/mcp-schemas';
 import { McpTools, callSubject } from '@/mcp/mcp-tools';
-
-export type ToolName = keyof typeof LOOSE_INPUTS;
+import { checkArguments } from '@/mcp/mcp-arguments';
+import { SdkRefusal, ToolCallWatch } from '@/mcp/tool-call-watch';
+import type { ErrorCode } from '@/core/errors';
 
 /** What the HTTP face hands the SDK as `authInfo`: the caller the bearer guard found. */
 const CALLER_KEY = 'drey:caller';
@@ -41,30 +48,56 @@ const READ_ONLY = {
   openWorldHint: false,
 };
 
-/** Each tool's input validator, compiled once: the JSON types only (see mcp-schemas.ts). */
-const VALIDATORS = Object.fromEntries(
-  Object.entries(LOOSE_INPUTS).map(([name, schema]) => [name, fromJsonSchema(schema)]),
-) as Record<ToolName, StandardSchemaWithJSON>;
 const OUTPUT_SCHEMAS = Object.fromEntries(
   Object.entries(OUTPUTS).map(([name, schema]) => [name, fromJsonSchema(schema)]),
 ) as Record<ToolName, StandardSchemaWithJSON>;
 
 /**
- * A tool's input as listed (`advertised`: the caller's enums, options and bounds) and as validated (the
- * loose schema compiled once): an assistant is told the values it may use, and a value outside them is
- * refused by the service with the HTTP endpoint's code and message rather than by a schema error.
+ * A tool's input as listed (`advertised`: the caller's enums, options and bounds). The SDK's check lets
+ * every input through: the tool's handler checks it (mcp-arguments.ts), where a refusal is audited,
+ * counted and named by its argument, and a value outside the advertised ones is refused by the service
+ * with the HTTP endpoint's code and message rather than by a schema error.
  */
-function inputOf(tool: ToolName, advertised: () => JsonSchema): StandardSchemaWithJSON {
-  const loose = VALIDATORS[tool]['~standard'];
+function inputOf(advertised: () => JsonSchema): StandardSchemaWithJSON {
   return {
     '~standard': {
       version: 1,
       vendor: 'drey',
-      validate: loose.validate,
+      validate: (value: unknown) => ({ value }),
       // Read at every tools/list: a server that lives on (stdio) lists what its refreshed subjects say.
       jsonSchema: { input: advertised, output: advertised },
     },
   };
+}
+
+/**
+ * The tools a caller is offered: an embedding token's holder those of its item's kind (it opens nothing
+ * else), an administrator query_models besides. A tool not offered is not listed, and a call of it is
+ * refused by the SDK as an unknown tool (audited `forbidden`).
+ */
+export function offeredTools(caller: Caller): ToolName[] {
+  if (caller.embed) {
+    return caller.embed.kind === 'dashboard'
+      ? ['catalog', 'dashboard']
+      : ['catalog', 'dataset_parameters', 'dataset_rows'];
+  }
+  return TOOL_NAMES.filter((tool) => tool !== 'query_models' || caller.isAdmin);
+}
+
+/** An MCP server whose tools/call requests are watched on every transport it connects to. */
+class WatchedMcpServer extends McpServer {
+  constructor(
+    info: Implementation,
+    options: McpServerOptions,
+    readonly watch: ToolCallWatch,
+  ) {
+    super(info, options);
+  }
+
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    this.watch.watch(transport);
+  }
 }
 
 /**
@@ -135,13 +168,16 @@ export class McpService implements OnModuleDestroy {
     // What the tools advertise; a connection that outlives a build has it worked out again (refresh).
     const held = { subjects: await this.tools.subjects(caller) };
     const rows = this.tools.rows;
-    const server = new McpServer(
+    const offered = new Set(offeredTools(caller));
+    const watch = new ToolCallWatch((refusal) => this.refused(current, offered, refusal));
+    const server = new WatchedMcpServer(
       { name: 'drey', title: project.label, version: SERVICE_VERSION },
       {
         instructions:
           `${project.label}: ${project.description}. Call catalog first: it lists the datasets, dashboards, ` +
           `their parameters and columns. dataset_rows answers ${rows.default} rows unless given a limit (at most ${rows.max}), with the offset of the next page.`,
       },
+      watch,
     );
     const register = (
       name: ToolName,
@@ -149,18 +185,23 @@ export class McpService implements OnModuleDestroy {
       description: string,
       advertised: (subjects: ToolSubjects) => JsonSchema,
       run: (caller: Caller, args: Record<string, unknown>) => Promise<CallToolResult>,
-    ) =>
+    ) => {
+      if (!offered.has(name)) return;
       server.registerTool(
         name,
         {
           title,
           description,
-          inputSchema: inputOf(name, () => advertised(held.subjects)),
+          inputSchema: inputOf(() => advertised(held.subjects)),
           outputSchema: OUTPUT_SCHEMAS[name],
           annotations: { title, ...READ_ONLY },
         },
-        (args: unknown) => this.call(current, name, (args ?? {}) as Record<string, unknown>, run),
+        (args: unknown, context: ServerContext) => {
+          watch.claim(context.mcpReq.id);
+          return this.call(current, name, args ?? {}, run);
+        },
       );
+    };
 
     register(
       'catalog',
@@ -190,15 +231,13 @@ export class McpService implements OnModuleDestroy {
       dashboardInput,
       (who, args) => this.tools.dashboard(who, args),
     );
-    if (caller.isAdmin) {
-      register(
-        'query_models',
-        'SQL over the models',
-        "For administrators: read-only SQL over the project's models, in the sandbox and time limit of query-models",
-        () => queryModelsInput(rows),
-        (who, args) => this.tools.queryModels(who, args),
-      );
-    }
+    register(
+      'query_models',
+      'SQL over the models',
+      "For administrators: read-only SQL over the project's models, in the sandbox and time limit of query-models",
+      () => queryModelsInput(rows),
+      (who, args) => this.tools.queryModels(who, args),
+    );
     server.registerResource(
       'catalog',
       `drey://${project.name}/catalog`,
@@ -232,27 +271,29 @@ export class McpService implements OnModuleDestroy {
   }
 
   /**
-   * One tool call: audited (caller, tool, item, selections) and counted, its refusal a tool error
-   * carrying the HTTP endpoint's body (`{statusCode, error, message}`), never data.
+   * One tool call: its arguments checked (mcp-arguments.ts), then run; audited (caller, tool, item,
+   * selections) and counted either way, its refusal a tool error carrying the HTTP endpoint's body
+   * (`{statusCode, error, message}`), never data.
    */
   private async call(
     current: () => Promise<Caller>,
     tool: ToolName,
-    args: Record<string, unknown>,
+    args: unknown,
     run: (caller: Caller, args: Record<string, unknown>) => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
-    const { item, selections } = callSubject(tool, args);
-    const audited = { tool, selections };
     let caller: Caller | undefined;
+    let checked: Record<string, unknown> | undefined;
     try {
       caller = await current();
-      const result = await run(caller, args);
+      checked = checkArguments(tool, args);
+      const result = await run(caller, checked);
+      const { item, selections } = callSubject(tool, checked);
       // Written after the answer, many rows an INSERT: what is guaranteed is said at recordAfter.
       await this.audit.recordAfter({
         action: 'mcp_tool_call',
         actor: caller.username,
         target: item,
-        details: audited,
+        details: { tool, selections },
       });
       this.calls.inc({ tool, outcome: 'success' });
       return result;
@@ -265,12 +306,16 @@ export class McpService implements OnModuleDestroy {
         });
       }
       this.calls.inc({ tool, outcome: reply.code });
+      // Arguments refused by their check are recorded by what was wrong with them, not copied whole.
+      const subject = callSubject(tool, checked ?? argumentsObject(args));
       await this.audit.recordAfter({
         action: 'mcp_tool_call',
         actor: caller?.username ?? null,
-        target: item,
+        target: subject.item,
         outcome: 'failure',
-        details: { ...audited, error: reply.code },
+        details: checked
+          ? { tool, selections: subject.selections, error: reply.code }
+          : { tool, error: reply.code, refused: reply.message },
       });
       return {
         content: [{ type: 'text', text: JSON.stringify(renderCurrent(reply)) }],
@@ -278,6 +323,52 @@ export class McpService implements OnModuleDestroy {
       };
     }
   }
+
+  /**
+   * A tools/call the SDK refused before any tool ran (ToolCallWatch): audited and counted as refused. A
+   * tool this caller is not offered is `forbidden` (query_models for a non-administrator, as its HTTP
+   * endpoint answers), a name of no tool `not_found` (counted as tool `unknown`: names are the caller's to
+   * choose, the metric's labels are not), anything else `invalid_request`.
+   */
+  private async refused(
+    current: () => Promise<Caller>,
+    offered: ReadonlySet<ToolName>,
+    refusal: SdkRefusal,
+  ): Promise<void> {
+    const params = argumentsObject(refusal.params);
+    const name = typeof params.name === 'string' ? params.name : null;
+    const tool = (TOOL_NAMES as readonly (string | null)[]).includes(name)
+      ? (name as ToolName)
+      : null;
+    const code: ErrorCode =
+      tool !== null && !offered.has(tool)
+        ? 'forbidden'
+        : tool === null && name !== null
+          ? 'not_found'
+          : 'invalid_request';
+    this.calls.inc({ tool: tool ?? 'unknown', outcome: code });
+    try {
+      const caller = await current().catch(() => undefined);
+      await this.audit.recordAfter({
+        action: 'mcp_tool_call',
+        actor: caller?.username ?? null,
+        target: name,
+        outcome: 'failure',
+        details: { tool: name, error: code, refused: refusal.message.slice(0, 500) },
+      });
+    } catch (error) {
+      this.logger.emit('error', 'mcp refusal not audited', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
+
+/** `value` if it is an object (a tool call's arguments or params), else an empty one. */
+function argumentsObject(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }
 
 function callerOf(context: McpRequestContext): Caller {
