@@ -1,4 +1,5 @@
 import { parseArgs as parseNodeArgs, ParseArgsConfig } from 'node:util';
+import { ARGUMENT_BOUNDS, inputFault, storableCopy } from '@/core/input-rules';
 
 export type Command =
   | 'validate'
@@ -232,6 +233,32 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * The rules every door applies to its input (core/input-rules.ts), on what the command line gave, by
+ * option: string sizes, how many names, text that storage holds. A shell passes no NUL in an argument,
+ * but a script may pass a 100 KB value or thousands of `--param`s, which reach the same services as a
+ * request's.
+ */
+function checkInput(args: CliArgs, rest: string[], fail: (message: string) => UsageError): void {
+  const given: [string, unknown][] = [
+    ['--param', args.params],
+    ['--user-field', args.userFields],
+    ['--default', args.defaults],
+    ['--as', args.as],
+    ['--user', args.user],
+    ['--subject', args.subject],
+    // A word is named by what it shows (made printable): `"x\uFFFDy" holds a NUL character`.
+    ...rest.map((word): [string, unknown] => [
+      JSON.stringify(storableCopy(word.slice(0, 40))),
+      word,
+    ]),
+  ];
+  for (const [option, value] of given) {
+    const fault = inputFault(value, option, ARGUMENT_BOUNDS);
+    if (fault) throw fail(fault.message);
+  }
+}
+
 function keyValue(text: string, option: string): [string, string] {
   const at = text.indexOf('=');
   if (at < 1) throw new UsageError(`${option} needs name=value, not "${text}"`);
@@ -422,6 +449,7 @@ function parseCommandLine(argv: readonly string[]): CliArgs {
     args.minutes = Number(values.minutes);
   }
   args.subject = values.subject;
+  checkInput(args, rest, fail);
   if (command === 'embed-token') {
     const [kind, name, extra] = rest;
     if (kind !== 'dataset' && kind !== 'dashboard') {

@@ -11,6 +11,7 @@ import { DomainError } from '@/core/errors';
 import { loadProject } from '@/core/project/project-loader';
 import type { UserField, UserFieldValue } from '@/core/project/user-fields';
 import { lockoutOf, userKey } from '@/core/users/login-lockout';
+import { ARGUMENT_BOUNDS, inputFault } from '@/core/input-rules';
 import { checkNewPassword, generatePassword } from '@/core/users/password-policy';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
 import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
@@ -90,6 +91,9 @@ async function newPassword(
   }
   if (!output.readInput) throw new Error('--password-stdin: there is no standard input to read');
   const password = (await output.readInput()).replace(/\r?\n$/, '');
+  // The HTTP door refuses a NUL in a form: a password holding one could be set here and never typed there.
+  const fault = inputFault(password, 'the password', ARGUMENT_BOUNDS);
+  if (fault) throw new InvalidUserError(fault.message);
   checkNewPassword(password, config.passwordMinLength);
   return { password, generated: false };
 }
