@@ -1,3 +1,4 @@
+import type { Caller } from '@/core/caller';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 import type { DashboardSpec, DatasetSpec } from '@/core/project/project';
@@ -234,6 +235,20 @@ export const TOOL_NAMES = [
 ] as const;
 
 export type ToolName = (typeof TOOL_NAMES)[number];
+
+/**
+ * The tools a caller is offered: an embedding token's holder those of its item's kind (it opens nothing
+ * else), an administrator query_models besides. A tool not offered is not listed, and a call of it is
+ * refused by the SDK as an unknown tool (audited `forbidden`).
+ */
+export function offeredTools(caller: Caller): ToolName[] {
+  if (caller.embed) {
+    return caller.embed.kind === 'dashboard'
+      ? ['catalog', 'dashboard']
+      : ['catalog', 'dataset_parameters', 'dataset_rows'];
+  }
+  return TOOL_NAMES.filter((tool) => tool !== 'query_models' || caller.isAdmin);
+}
 
 /** What the validator checks of each tool's input: the JSON types; the service checks the values. */
 export const LOOSE_INPUTS: Record<ToolName, JsonSchema> = {

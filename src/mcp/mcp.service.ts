@@ -27,6 +27,7 @@ import {
   TOOL_NAMES,
   ToolName,
   ToolSubjects,
+  offeredTools,
   dashboardInput,
   datasetParametersInput,
   datasetRowsInput,
@@ -68,20 +69,6 @@ function inputOf(advertised: () => JsonSchema): StandardSchemaWithJSON {
       jsonSchema: { input: advertised, output: advertised },
     },
   };
-}
-
-/**
- * The tools a caller is offered: an embedding token's holder those of its item's kind (it opens nothing
- * else), an administrator query_models besides. A tool not offered is not listed, and a call of it is
- * refused by the SDK as an unknown tool (audited `forbidden`).
- */
-export function offeredTools(caller: Caller): ToolName[] {
-  if (caller.embed) {
-    return caller.embed.kind === 'dashboard'
-      ? ['catalog', 'dashboard']
-      : ['catalog', 'dataset_parameters', 'dataset_rows'];
-  }
-  return TOOL_NAMES.filter((tool) => tool !== 'query_models' || caller.isAdmin);
 }
 
 /** An MCP server whose tools/call requests are watched on every transport it connects to. */
