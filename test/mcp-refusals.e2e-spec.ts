@@ -429,7 +429,7 @@ describe('refused MCP calls', () => {
     const issue = async (body: Record<string, unknown>) => {
       const reply = await api.request('POST', `${P}/embed-tokens`, { token: admin, json: body });
       expect(reply.status).toBe(201);
-      return reply.body.token as string;
+      return reply.body as { token: string; id: string };
     };
 
     it('is listed only its item, without its locked parameters, whoever else shares its subject', async () => {
@@ -440,8 +440,8 @@ describe('refused MCP calls', () => {
         subject: 'viewer-1',
       });
       const dashboardToken = await issue({ dashboard: 'expenses_report', subject: 'viewer-1' });
-      const dataset = await connectMcp('v2-modern', `${t.url}${P}/mcp`, datasetToken);
-      const dashboard = await connectMcp('v2-modern', `${t.url}${P}/mcp`, dashboardToken);
+      const dataset = await connectMcp('v2-modern', `${t.url}${P}/mcp`, datasetToken.token);
+      const dashboard = await connectMcp('v2-modern', `${t.url}${P}/mcp`, dashboardToken.token);
       try {
         const datasetTools = (await dataset.listTools()).tools;
         expect(datasetTools.map((tool) => tool.name)).toEqual([
@@ -451,9 +451,7 @@ describe('refused MCP calls', () => {
         ]);
         const rows = datasetTools.find((tool) => tool.name === 'dataset_rows') as ToolInfo;
         expect(rows.inputSchema.properties?.dataset.enum).toEqual(['expense_transactions']);
-        const selections = Object.keys(
-          (rows.inputSchema.properties?.selections.properties ?? {}),
-        );
+        const selections = Object.keys(rows.inputSchema.properties?.selections.properties ?? {});
         expect(selections).not.toContain('category');
         expect(selections).toContain('description_filter');
         expect(JSON.stringify(datasetTools)).not.toContain('"category"');
@@ -474,11 +472,14 @@ describe('refused MCP calls', () => {
           selections: { category: ['1'] },
         });
         expect(refusalOf(locked)).toMatchObject({ error: 'invalid_parameter_selection' });
-        const rowsOf = await auditRows(api, admin, 'embed:viewer-1');
-        expect(rowsOf.slice(0, 2).map((row) => row.details.error)).toEqual([
-          'invalid_parameter_selection',
-          'forbidden',
-        ]);
+        // The audit names each token's holder by the viewer and the token's id.
+        const [lockedRow] = await auditRows(api, admin, `embed:viewer-1#${datasetToken.id}`);
+        expect(lockedRow.details).toMatchObject({ error: 'invalid_parameter_selection' });
+        const [otherRow] = await auditRows(api, admin, `embed:viewer-1#${dashboardToken.id}`);
+        expect(otherRow).toMatchObject({
+          target: 'expense_transactions',
+          details: { tool: 'dataset_rows', error: 'forbidden' },
+        });
       } finally {
         await Promise.all([dataset.close(), dashboard.close()]);
       }

@@ -13,7 +13,7 @@ import {
   fromJsonSchema,
 } from '@modelcontextprotocol/server';
 import { Counter } from 'prom-client';
-import { ANONYMOUS, Caller } from '@/core/caller';
+import { ANONYMOUS, Caller, auditActor } from '@/core/caller';
 import { AuditService } from '@/audit/audit.service';
 import { MetricsService } from '@/metrics/metrics.service';
 import { describeError, renderCurrent } from '@/http/errors/error-mapping';
@@ -278,7 +278,7 @@ export class McpService implements OnModuleDestroy {
       // Written after the answer, many rows an INSERT: what is guaranteed is said at recordAfter.
       await this.audit.recordAfter({
         action: 'mcp_tool_call',
-        actor: caller.username,
+        actor: auditActor(caller),
         target: item,
         details: { tool, selections },
       });
@@ -297,7 +297,7 @@ export class McpService implements OnModuleDestroy {
       const subject = callSubject(tool, checked ?? argumentsObject(args));
       await this.audit.recordAfter({
         action: 'mcp_tool_call',
-        actor: caller?.username ?? null,
+        actor: caller ? auditActor(caller) : null,
         target: subject.item,
         outcome: 'failure',
         details: checked
@@ -338,10 +338,16 @@ export class McpService implements OnModuleDestroy {
       const caller = await current().catch(() => undefined);
       await this.audit.recordAfter({
         action: 'mcp_tool_call',
-        actor: caller?.username ?? null,
-        target: name,
+        actor: caller ? auditActor(caller) : null,
+        // What it was about, as for a call that ran: the item its arguments name, else the tool it named.
+        target: callSubject(name ?? '', argumentsObject(params.arguments)).item ?? name,
         outcome: 'failure',
-        details: { tool: name, error: code, refused: refusal.message.slice(0, 500) },
+        // A name is the caller's to choose, of any length: the row keeps a bounded part of it.
+        details: {
+          tool: name?.slice(0, 255) ?? null,
+          error: code,
+          refused: refusal.message.slice(0, 500),
+        },
       });
     } catch (error) {
       this.logger.emit('error', 'mcp refusal not audited', {
