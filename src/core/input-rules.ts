@@ -119,51 +119,67 @@ function textFault(
   return null;
 }
 
+/** An object or array met on the walk, with how it was reached: the path is built only for a fault. */
+interface Visit {
+  value: object;
+  depth: number;
+  parent: Visit | null;
+  key: string | number | null;
+}
+
+function pathOf(visit: Visit | null, root: string, key?: string | number): string {
+  const keys: (string | number)[] = key === undefined ? [] : [key];
+  for (let at = visit; at !== null && at.key !== null; at = at.parent) keys.push(at.key);
+  return keys.reduceRight<string>((path, name) => memberPath(path, name), root);
+}
+
 /**
  * The first place where a parsed JSON-like value breaks the rules, named from `root` (`arguments`), or null
  * when it keeps them all. A walk with its own stack: a value nested deeper than the stack can recurse is
  * answered, not crashed on. Stops at the first fault, so a value over the member bound is read no further.
+ * Nothing is allocated per string or scalar member (the HTTP door runs this on every body).
  */
 export function inputFault(
   value: unknown,
   root: string,
   bounds: InputBounds = ARGUMENT_BOUNDS,
 ): InputFault | null {
-  const stack: { value: unknown; path: string; depth: number }[] = [
-    { value, path: root, depth: 1 },
-  ];
+  if (typeof value === 'string') return textFault(root, value, bounds, false);
+  if (typeof value !== 'object' || value === null) return null;
+  const stack: Visit[] = [{ value, depth: 1, parent: null, key: null }];
   let members = 0;
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const { value: item, path, depth } = next;
-    if (typeof item === 'string') {
-      const found = textFault(path, item, bounds, false);
-      if (found) return found;
-      continue;
+  for (let visit = stack.pop(); visit !== undefined; visit = stack.pop()) {
+    if (visit.depth > bounds.depth) {
+      return fault(pathOf(visit, root), 'too_deep', `nests deeper than ${bounds.depth} levels`);
     }
-    if (typeof item !== 'object' || item === null) continue;
-    if (depth > bounds.depth) {
-      return fault(path, 'too_deep', `nests deeper than ${bounds.depth} levels`);
-    }
-    const entries: [string | number, unknown][] = Array.isArray(item)
-      ? item.map((entry, index) => [index, entry])
-      : Object.entries(item);
-    members += entries.length;
+    const item = visit.value as Record<string, unknown>;
+    const keys: (string | number)[] | null = Array.isArray(item) ? null : Object.keys(item);
+    const count = keys === null ? (item as unknown as unknown[]).length : keys.length;
+    members += count;
     if (members > bounds.members) {
       return fault(
-        path,
+        pathOf(visit, root),
         'too_many_members',
         `takes the input past ${bounds.members} members (object keys and list items in all)`,
       );
     }
-    // Pushed in reverse, so the first member is looked at first and the path named is the first fault.
-    for (let index = entries.length - 1; index >= 0; index--) {
-      const [key, entry] = entries[index];
-      if (typeof key === 'string') {
-        const found = textFault(path, key, bounds, true);
-        if (found) return found;
+    // Members in order, objects pushed in reverse: the fault named is the first one in reading order.
+    const nested: Visit[] = [];
+    for (let index = 0; index < count; index++) {
+      const key = keys === null ? index : keys[index];
+      if (typeof key === 'string' && (key.length > bounds.textChars || !isStorableText(key))) {
+        return textFault(pathOf(visit, root), key, bounds, true);
       }
-      stack.push({ value: entry, path: memberPath(path, key), depth: depth + 1 });
+      const member = item[key as string];
+      if (typeof member === 'string') {
+        if (member.length > bounds.textChars || !isStorableText(member)) {
+          return textFault(pathOf(visit, root, key), member, bounds, false);
+        }
+      } else if (typeof member === 'object' && member !== null) {
+        nested.push({ value: member, depth: visit.depth + 1, parent: visit, key });
+      }
     }
+    for (let index = nested.length - 1; index >= 0; index--) stack.push(nested[index]);
   }
   return null;
 }
