@@ -24,6 +24,7 @@ import { fastRouteSafe } from '@/http/fast-route/fast-route-safe';
 import { limitStreamedBody } from '@/http/input/streamed-body-limit';
 import { securityHeaders } from '@/http/security-headers';
 import { checkHost, hostRuleOf } from '@/http/request/host-rule';
+import { isMcpPath } from '@/mcp/mcp.controller';
 
 /** Builds the application as `main.ts` serves it. */
 export async function createApp(
@@ -114,7 +115,9 @@ export async function configureApp(
       noBody,
     ),
   );
-  app.use(fastRouteSafe(storableBodies(fail), noBody));
+  // An MCP call applies the same rules to its arguments itself (core/input-rules.ts), where its refusal is
+  // audited and counted at every door, stdio included; the rest of its body is the SDK's to refuse.
+  app.use(fastRouteSafe(storableBodies(fail, isMcpPath), noBody));
   // A body that does not parse is the client's error, answered in the layout's shape.
   app.use((error: unknown, request: Request, response: Response, next: NextFunction) => {
     if (!error) return next();

@@ -41,7 +41,10 @@ interface Refused {
   label: string;
   /** What the answer says (the argument at fault, for a check of the arguments). */
   says: RegExp;
-  /** Refused by the HTTP door before it is an MCP call (a NUL, a lone surrogate in the body). */
+  /**
+   * Refused by the HTTP door before it is an MCP call: a body nested past the JSON parser's depth bound is
+   * no call at all. (A NUL or a lone surrogate is the call's to refuse, audited, at every door.)
+   */
   httpDoor?: boolean;
 }
 
@@ -124,7 +127,6 @@ const REFUSED: Refused[] = [
     code: 'invalid_request',
     label: 'query_models',
     says: /^arguments\.sql holds a NUL character/,
-    httpDoor: true,
   },
   {
     kind: 'a lone surrogate in a selection',
@@ -134,7 +136,6 @@ const REFUSED: Refused[] = [
     code: 'invalid_request',
     label: 'dataset_rows',
     says: /^arguments\.selections\.start_date holds a NUL character or an unpaired UTF-16 surrogate/,
-    httpDoor: true,
   },
   {
     kind: 'a NUL in a selection name',
@@ -144,7 +145,6 @@ const REFUSED: Refused[] = [
     code: 'invalid_request',
     label: 'dataset_rows',
     says: /^arguments\.selections has a key that holds a NUL/,
-    httpDoor: true,
   },
   {
     kind: 'a huge string',
@@ -204,7 +204,6 @@ const REFUSED: Refused[] = [
     code: 'not_found',
     label: 'unknown',
     says: /not found/,
-    httpDoor: true,
   },
   {
     kind: 'arguments that are a list, not an object',
@@ -299,7 +298,7 @@ describe('refused MCP calls', () => {
       },
     );
 
-    it('refuses a NUL or a lone surrogate anywhere in the body at the HTTP door, as every route', async () => {
+    it('refuses a body nested past the JSON depth bound at the HTTP door, as every route', async () => {
       for (const refused of REFUSED.filter((r) => r.httpDoor)) {
         const reply = await fetch(`${t.url}${P}/mcp`, {
           method: 'POST',

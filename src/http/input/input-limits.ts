@@ -127,12 +127,18 @@ export function requestLimits(
 
 /**
  * After parsing: no string of a JSON or form body may hold what storage cannot. A middleware after the
- * body parsers, so every route's body is checked once, whichever parser read it.
+ * body parsers, so every route's body is checked once, whichever parser read it; `checksItsOwn` names the
+ * paths whose handler applies the same rules where it audits the refusal (MCP).
  */
 export function storableBodies(
   fail: (error: unknown, request: Request, response: Response) => void,
+  checksItsOwn: (path: string) => boolean = () => false,
 ) {
   return (request: Request, response: Response, next: NextFunction): void => {
+    if (checksItsOwn(request.path)) {
+      next();
+      return;
+    }
     try {
       assertStorable(request.body, 'request body');
     } catch (error) {
