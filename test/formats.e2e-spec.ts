@@ -4,11 +4,12 @@ import { TestServer, startServer } from './support/server';
 
 /**
  * The monthly totals as the CSV export writes them: a header, then one line per month, CRLF; the totals are
- * DECIMAL(…, 2), which DuckDB's CSV writer writes at their scale (`3248.50`, as ../shared/data/README.md).
+ * DECIMAL(…, 2), which DuckDB's CSV writer writes at their scale (`3248.50`, as ../shared/data/README.md);
+ * the month is text, quoted as every text cell is (docs/api.md, "CSV and spreadsheets").
  */
 const MONTHLY_CSV = [
   'month,total_amount',
-  ...MONTHLY.map(([month, total]) => `${month},${total.toFixed(2)}`),
+  ...MONTHLY.map(([month, total]) => `"${month}",${total.toFixed(2)}`),
 ]
   .map((line) => `${line}\r\n`)
   .join('');

@@ -164,7 +164,14 @@ describe('dataset results cache', () => {
     });
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(csv.headers.get('content-disposition')).toBe('attachment; filename="tricky_text.csv"');
+    // Every text cell quoted (docs/api.md, "CSV and spreadsheets"); x_csv_formulas=raw quotes only where needed.
     expect(csv.text).toBe(
+      'n,t\r\n1,"a,b"\r\n2,"say ""hi"""\r\n3,"two\nlines"\r\n4,\r\n5,"café ✓"\r\n',
+    );
+    const raw = await api.get(`${P}/datasets/tricky_text/results?x_csv_formulas=raw`, undefined, {
+      Accept: 'text/csv',
+    });
+    expect(raw.text).toBe(
       'n,t\r\n1,"a,b"\r\n2,"say ""hi"""\r\n3,"two\nlines"\r\n4,\r\n5,café ✓\r\n',
     );
     // Read with fetch: the test client would try to parse the whole NDJSON body as one JSON value.

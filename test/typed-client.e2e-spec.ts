@@ -184,6 +184,7 @@ describe('the OpenAPI document and a client generated from it', () => {
       'x_offset',
       'x_verify_params',
       'x_format',
+      'x_csv_formulas',
     ];
     const refresh = ['x_parent_param', 'x_verify_params'];
     const takes: [string, string[]][] = [
@@ -192,7 +193,7 @@ describe('the OpenAPI document and a client generated from it', () => {
       [`${current}/dashboards/{dashboard}/results`, ['x_verify_params']],
       [`${current}/dashboards/{dashboard}/parameters`, refresh],
       [`${current}/parameters`, refresh],
-      [`${legacy}/dataset/{name}`, ['x_verify_params', 'x_format']],
+      [`${legacy}/dataset/{name}`, ['x_verify_params', 'x_format', 'x_csv_formulas']],
       [`${legacy}/dataset/{name}/parameters`, refresh],
       [`${legacy}/dashboard/{name}`, ['x_verify_params']],
       [`${legacy}/dashboard/{name}/parameters`, refresh],

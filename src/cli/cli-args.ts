@@ -1,5 +1,6 @@
 import { parseArgs as parseNodeArgs, ParseArgsConfig } from 'node:util';
 import { ARGUMENT_BOUNDS, inputFault, storableCopy } from '@/core/input-rules';
+import { CSV_FORMULAS, CsvFormulas } from '@/core/result-builtins';
 
 export type Command =
   | 'validate'
@@ -60,6 +61,11 @@ export interface CliArgs {
    */
   format: RowFormat;
   limit: number | undefined;
+  /**
+   * `run --csv-formulas escaped|raw`: how `--format csv` writes text cells, as the built-in `x_csv_formulas`
+   * of the results endpoint (engine/export/csv-cells.ts); `users list --format csv` always escapes.
+   */
+  csvFormulas: CsvFormulas;
   /** `users reset-password|add --password-stdin`: the new password is read from standard input. */
   passwordStdin: boolean;
   /** `embed-token dataset|dashboard <name>`: the item it opens. */
@@ -149,7 +155,9 @@ ${PARAM_OPTION}
   --as NAME                  run with the rights and fields of user NAME (default: anonymous)
   --format table|csv|json    how rows are printed (default: table)
   --limit N                  print at most N rows (default: every row in csv and json, the first
-                             ${TABLE_ROWS} in a table, which says how many it left out)`,
+                             ${TABLE_ROWS} in a table, which says how many it left out)
+  --csv-formulas escaped|raw how csv writes text (default: escaped: each text cell quoted, and one a
+                             spreadsheet would run as a formula, =1+1, with a ' before it; raw: as stored)`,
   dev: `Usage: npm run drey -- dev [--project DIR]     (or: npm run dev)
 
 Serves the project as \`npm start\` does and watches its folder. After each change (files saved within
@@ -276,6 +284,7 @@ const OPTIONS = {
   as: { type: 'string' },
   format: { type: 'string' },
   limit: { type: 'string' },
+  'csv-formulas': { type: 'string' },
   'password-stdin': { type: 'boolean' },
   default: { type: 'string', multiple: true },
   minutes: { type: 'string' },
@@ -289,7 +298,7 @@ const TAKES: Record<Exclude<Command, 'help' | 'version'>, Option[]> = {
   validate: ['project'],
   build: ['project'],
   compile: ['project', 'param', 'user', 'admin', 'user-field'],
-  run: ['project', 'param', 'as', 'format', 'limit'],
+  run: ['project', 'param', 'as', 'format', 'limit', 'csv-formulas'],
   dev: ['project'],
   mcp: ['project'],
   'reset-password': ['password-stdin'],
@@ -434,6 +443,14 @@ function parseCommandLine(argv: readonly string[]): CliArgs {
     if (!/^\d{1,15}$/.test(values.limit)) throw fail('--limit needs a whole number');
     args.limit = Number(values.limit);
   }
+  if (values['csv-formulas'] !== undefined) {
+    if (!(CSV_FORMULAS as readonly string[]).includes(values['csv-formulas'])) {
+      throw fail(
+        `--csv-formulas must be ${CSV_FORMULAS.join(' or ')}, not "${values['csv-formulas']}"`,
+      );
+    }
+    args.csvFormulas = values['csv-formulas'] as CsvFormulas;
+  }
   if (args.format === 'table' && (args.limit ?? 0) > TABLE_MAX_ROWS) {
     throw fail(
       `a table shows at most ${TABLE_MAX_ROWS} rows (it aligns them in memory): --format csv or json prints any number`,
@@ -485,6 +502,7 @@ function defaults(): Omit<CliArgs, 'command'> {
     as: null,
     format: 'table',
     limit: undefined,
+    csvFormulas: CSV_FORMULAS[0],
     passwordStdin: false,
     defaults: {},
   };

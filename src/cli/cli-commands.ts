@@ -17,7 +17,14 @@ import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
 import type { CallerView } from '@/core/parameters/selection-value';
 import { DatasetSpec, findDataset, Project } from '@/core/project/project';
-import { csvHeader, csvLine, JsonArrayWriter, jsonRow, tableLines } from '@/cli/row-formats';
+import {
+  csvEscapes,
+  csvHeader,
+  csvLine,
+  JsonArrayWriter,
+  jsonRow,
+  tableLines,
+} from '@/cli/row-formats';
 import { CliArgs, TABLE_ROWS } from '@/cli/cli-args';
 import type { Output } from '@/cli/cli-output';
 import { ANONYMOUS, Caller } from '@/core/caller';
@@ -419,16 +426,20 @@ async function printExport(
 ): Promise<void> {
   let left = args.limit ?? Infinity;
   let header = args.format === 'csv';
+  let escape: boolean[] = [];
   const json = new JsonArrayWriter();
   // Breaking out of the loop ends the generator, which releases the build it reads.
   for await (const batch of batches) {
     const lines: string[] = [];
-    if (header) lines.push(csvHeader(batch.columns));
+    if (header) {
+      lines.push(csvHeader(batch.columns));
+      escape = csvEscapes(batch.columns, args.csvFormulas);
+    }
     header = false;
     const rows = Math.min(batch.rowCount, left);
     for (let row = 0; row < rows; row++) {
       const values = batch.columns.map((_, column) => batch.value(row, column));
-      if (args.format === 'csv') lines.push(csvLine(values));
+      if (args.format === 'csv') lines.push(csvLine(values, escape));
       else lines.push(...json.add(jsonRow(batch.columns, values)));
     }
     batch.release();

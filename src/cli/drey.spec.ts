@@ -237,6 +237,16 @@ describe('drey CLI', () => {
       ],
       [['run', 'x', '--limit', 'many'], '--limit needs a whole number', /run <dataset>/],
       [
+        ['run', 'x', '--format', 'csv', '--csv-formulas', 'off'],
+        '--csv-formulas must be escaped or raw, not "off"',
+        /run <dataset>/,
+      ],
+      [
+        ['users', 'list', '--csv-formulas', 'raw'],
+        'users list takes no --csv-formulas',
+        /users list/,
+      ],
+      [
         ['run', 'x', '--limit', '100001'],
         'a table shows at most 100000 rows (it aligns them in memory): --format csv or json prints any number',
         /run <dataset>/,

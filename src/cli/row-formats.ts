@@ -1,3 +1,5 @@
+import type { CsvFormulas } from '@/core/result-builtins';
+import { escapedCsvText, isTextColumn } from '@/engine/export/csv-cells';
 import type { JsonValue, QueryResult, ResultColumn } from '@/engine/query/query-result';
 
 /** A value as a cell of text: nulls empty in CSV, `NULL` in a table; objects and lists as JSON. */
@@ -31,14 +33,28 @@ export function tableLines(result: Pick<QueryResult, 'columns' | 'rows'>): strin
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)];
 }
 
-/** The header line of a CSV export. */
+/** The header line of a CSV export: the project's column names, never escaped (engine/export/csv-cells.ts). */
 export function csvHeader(columns: readonly ResultColumn[]): string {
   return columns.map((column) => csvField(column.name)).join(',');
 }
 
-/** One row of a CSV export; nulls are empty fields. */
-export function csvLine(values: readonly JsonValue[]): string {
-  return values.map((value) => csvField(cellText(value, ''))).join(',');
+/**
+ * The columns whose cells a CSV export escapes (quoted, a `'` before a formula: engine/export/csv-cells.ts),
+ * by position; none when `raw` asks for the values as stored.
+ */
+export function csvEscapes(columns: readonly ResultColumn[], formulas: CsvFormulas): boolean[] {
+  return columns.map((column) => formulas === 'escaped' && isTextColumn(column.type));
+}
+
+/** One row of a CSV export; nulls are empty fields; the text cells `escape` marks escaped. */
+export function csvLine(values: readonly JsonValue[], escape: readonly boolean[]): string {
+  return values
+    .map((value, index) =>
+      escape[index] && value !== null
+        ? escapedCsvText(cellText(value, ''))
+        : csvField(cellText(value, '')),
+    )
+    .join(',');
 }
 
 /** One row of a JSON export: an object keyed by column name, on one line. */
@@ -81,8 +97,11 @@ export function formatRows(
   switch (format) {
     case 'table':
       return tableLines(result);
-    case 'csv':
-      return [csvHeader(result.columns), ...result.rows.map(csvLine)];
+    case 'csv': {
+      // Always escaped: user names and fields may come from an identity provider (docs/sso.md).
+      const escape = csvEscapes(result.columns, 'escaped');
+      return [csvHeader(result.columns), ...result.rows.map((row) => csvLine(row, escape))];
+    }
     case 'json': {
       const writer = new JsonArrayWriter();
       const lines = result.rows.flatMap((row) => writer.add(jsonRow(result.columns, row)));

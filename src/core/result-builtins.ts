@@ -37,3 +37,12 @@ export const EXPORT_MEDIA_TYPES: Record<ExportFormat, { type: string; binary: bo
     binary: true,
   },
 };
+
+/**
+ * The values of `x_csv_formulas`, the first being the default (decisions.md, "Results"; docs/api.md,
+ * "Exports"): how a CSV export writes its text cells. `escaped` writes each one quoted, with a `'` before one
+ * that a spreadsheet would run as a formula (OWASP, "CSV Injection"); `raw` writes the values as stored.
+ */
+export const CSV_FORMULAS = ['escaped', 'raw'] as const;
+
+export type CsvFormulas = (typeof CSV_FORMULAS)[number];

@@ -25,8 +25,13 @@ import type { ResultReply } from '@/datasets/results/result-reply';
 import { HeldRows, SchemaField, schemaFields } from '@/datasets/results/result-shape';
 import { encodeRows, exportSelect } from '@/datasets/results/result-streams';
 import { EXTENSIONS } from '@/engine/export/export-sql';
-import type { ExportFormat } from '@/core/result-builtins';
-import { CONTENT_TYPES, ResultFormat, chooseFormat } from '@/datasets/results/stream-formats';
+import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
+import {
+  CONTENT_TYPES,
+  ResultFormat,
+  chooseCsvFormulas,
+  chooseFormat,
+} from '@/datasets/results/stream-formats';
 import type { CompiledDataset } from '@/engine/compile';
 import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
@@ -127,6 +132,8 @@ export class DatasetsService {
   ): Promise<ResultReply> {
     // x_format wins over Accept, and names a download (Content-Disposition).
     const { format, named } = chooseFormat(request.builtins.x_format, wants.format);
+    // Both layouts, whatever the format: a wrong value is a 400 wherever it is sent.
+    const csvFormulas = chooseCsvFormulas(request.builtins.x_csv_formulas);
     if (format !== 'json') {
       // Every row, in the columns x_select names (decisions.md, "Results"); the legacy layout's whole
       // result reads no built-in.
@@ -135,7 +142,7 @@ export class DatasetsService {
         this.config.maxResultRows,
       );
       const resolved = await this.resolve(caller, name, request);
-      return this.exportReply(resolved, format, select);
+      return this.exportReply(resolved, format, select, csvFormulas);
     }
     const options = this.jsonOptions(request, wants.shape);
     const resolved = await this.resolve(caller, name, request);
@@ -423,6 +430,7 @@ export class DatasetsService {
     resolved: Resolved & { owner: string },
     format: ExportFormat,
     select: string[],
+    csvFormulas: CsvFormulas,
   ): ResultReply {
     const { dataset } = resolved;
     const compiled = resolved.compiled();
@@ -433,9 +441,10 @@ export class DatasetsService {
           select,
           offset: 0,
           limit: Number.POSITIVE_INFINITY,
+          csvFormulas,
         })
       : this.cache.exported(dataset.name, () =>
-          this.engine.exportDataset(compiled, { format, select, name: dataset.name }),
+          this.engine.exportDataset(compiled, { format, select, name: dataset.name, csvFormulas }),
         );
     return {
       kind: 'stream',

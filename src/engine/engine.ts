@@ -39,7 +39,7 @@ import type { ProjectProblem } from '@/core/project/project-errors';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { checkModels } from '@/engine/check/check-models';
 import { DomainError, ModelFailedError, NotAcceptableError } from '@/core/errors';
-import type { ExportFormat } from '@/core/result-builtins';
+import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
 import { arrowStream } from '@/engine/duckdb/duckdb-arrow';
 import { WrittenExport, exportDuckdbQuery } from '@/engine/duckdb/duckdb-export';
 import { ExportSpace } from '@/engine/export/export-space';
@@ -430,7 +430,13 @@ export class Engine {
    */
   async exportDataset(
     compiled: CompiledDataset,
-    request: { format: ExportFormat; select: readonly string[]; name: string },
+    request: {
+      format: ExportFormat;
+      select: readonly string[];
+      name: string;
+      /** How a CSV export writes its text cells (`x_csv_formulas`). */
+      csvFormulas: CsvFormulas;
+    },
   ): Promise<WrittenExport> {
     if (compiled.target.kind === 'connection') {
       throw new NotAcceptableError(
@@ -469,6 +475,7 @@ export class Engine {
         format: request.format,
         select: request.select,
         name: request.name,
+        csvFormulas: request.csvFormulas,
         timeoutMs: this.limits.timeoutMs,
       });
       handedOver = true;

@@ -31,7 +31,11 @@ describe('the built-ins of each operation', () => {
 
   it('are only those the operation reads', () => {
     expect(Object.keys(builtInSchemas('dashboardResults'))).toEqual(['x_verify_params']);
-    expect(Object.keys(builtInSchemas('legacyResults'))).toEqual(['x_verify_params', 'x_format']);
+    expect(Object.keys(builtInSchemas('legacyResults'))).toEqual([
+      'x_verify_params',
+      'x_format',
+      'x_csv_formulas',
+    ]);
     expect(Object.keys(builtInSchemas('parameters'))).toEqual([
       'x_parent_param',
       'x_verify_params',
@@ -44,7 +48,13 @@ describe('the built-ins of each operation', () => {
       ['x_offset', true],
       ['x_verify_params', false],
       ['x_format', true],
+      ['x_csv_formulas', true],
     ]);
+    expect(builtInSchemas('results').x_csv_formulas).toMatchObject({
+      type: 'string',
+      enum: ['escaped', 'raw'],
+      default: 'escaped',
+    });
   });
 });
 

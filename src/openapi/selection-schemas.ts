@@ -1,5 +1,5 @@
 import type { ParameterObject, SchemaObject } from '@nestjs/swagger';
-import { DEFAULT_LIMIT, FORMATS, ORIENTATIONS } from '@/core/result-builtins';
+import { CSV_FORMULAS, DEFAULT_LIMIT, FORMATS, ORIENTATIONS } from '@/core/result-builtins';
 
 /**
  * What the selection endpoints take (interface 4.3 to 4.5), for the generic paths (`{dataset}`, `{dashboard}`,
@@ -16,19 +16,28 @@ export type BuiltIn =
   | 'x_offset'
   | 'x_verify_params'
   | 'x_parent_param'
-  | 'x_format';
+  | 'x_format'
+  | 'x_csv_formulas';
 
 /**
  * The built-ins each kind of operation reads; any other `x_` name is ignored. The legacy results read only
- * `x_verify_params` and `x_format` (the 0.4 service had no paging: `legacyResultWants`; exports are in both
- * layouts), the legacy dashboards only the first; the legacy parameters take `x_parent_param` as the current
+ * `x_verify_params`, `x_format` and `x_csv_formulas` (the 0.4 service had no paging: `legacyResultWants`;
+ * exports are in both layouts), the legacy dashboards only the first; the legacy parameters take `x_parent_param` as the current
  * ones do, hyphens for underscores included.
  */
 export const TAKES = {
-  results: ['x_orientation', 'x_select', 'x_limit', 'x_offset', 'x_verify_params', 'x_format'],
+  results: [
+    'x_orientation',
+    'x_select',
+    'x_limit',
+    'x_offset',
+    'x_verify_params',
+    'x_format',
+    'x_csv_formulas',
+  ],
   parameters: ['x_parent_param', 'x_verify_params'],
   dashboardResults: ['x_verify_params'],
-  legacyResults: ['x_verify_params', 'x_format'],
+  legacyResults: ['x_verify_params', 'x_format', 'x_csv_formulas'],
   legacyDashboardResults: ['x_verify_params'],
   legacyParameters: ['x_parent_param', 'x_verify_params'],
 } as const satisfies Record<string, readonly BuiltIn[]>;
@@ -87,6 +96,14 @@ function builtInSchema(name: BuiltIn, bounds: BuiltInBounds, legacy: boolean): S
         description:
           'The format, over Accept, as a download (Content-Disposition): json is the result, the others export every row',
       };
+    case 'x_csv_formulas':
+      return {
+        type: 'string',
+        enum: [...CSV_FORMULAS],
+        default: CSV_FORMULAS[0],
+        description:
+          "How a CSV export writes text cells: escaped, each quoted and one that a spreadsheet would run as a formula (beginning with =, +, -, @, a tab, a carriage return or NUL, spaces and line feeds before them included) with a ' before it; raw, the values as stored. Numbers, booleans, dates and timestamps are never changed; other formats ignore it",
+      };
     case 'x_parent_param':
       return {
         type: 'string',
@@ -111,7 +128,7 @@ export function builtInSchemas(
 }
 
 /** Built-ins whose empty query value (`x_limit=`) is read as not given: their default. */
-const EMPTY_IS_DEFAULT = new Set(['x_select', 'x_limit', 'x_offset', 'x_format']);
+const EMPTY_IS_DEFAULT = new Set(['x_select', 'x_limit', 'x_offset', 'x_format', 'x_csv_formulas']);
 
 /** The built-ins as query parameters of a GET: arrays as the name repeated. */
 export function builtInQuery(builtIns: Record<string, SchemaObject>): ParameterObject[] {

@@ -46,6 +46,30 @@ describe('encodeRows', () => {
     );
   });
 
+  it('escapes text cells a spreadsheet would run (x_csv_formulas=escaped, the default), never numbers', async () => {
+    const rows = (): JsonValue[][][] => [
+      [
+        [-5, '=HYPERLINK("http://evil.example","x")'],
+        [-1, '+1+1'],
+        [2, ' @SUM(A1)'],
+        [3, 'Acme;=1+1'],
+        [4, 'plain'],
+        [5, ''],
+        [6, null],
+      ],
+    ];
+    expect(await text(encodeRows(source(rows()).batches, 'csv', ALL))).toBe(
+      'id,note\r\n-5,"\'=HYPERLINK(""http://evil.example"",""x"")"\r\n-1,"\'+1+1"\r\n' +
+        '2,"\' @SUM(A1)"\r\n3,"Acme;=1+1"\r\n4,"plain"\r\n5,""\r\n6,\r\n',
+    );
+    // raw: the values as stored, quoted only where RFC 4180 needs it.
+    const raw = encodeRows(source(rows()).batches, 'csv', { ...ALL, csvFormulas: 'raw' });
+    expect(await text(raw)).toBe(
+      'id,note\r\n-5,"=HYPERLINK(""http://evil.example"",""x"")"\r\n-1,+1+1\r\n' +
+        '2, @SUM(A1)\r\n3,Acme;=1+1\r\n4,plain\r\n5,\r\n6,\r\n',
+    );
+  });
+
   it('writes a header for a result without rows', async () => {
     const { batches } = source([[]]);
     expect(await text(encodeRows(batches, 'csv', ALL))).toBe('id,note\r\n');

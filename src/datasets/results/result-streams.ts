@@ -1,14 +1,18 @@
 import { InvalidRequestError } from '@/core/errors';
+import type { CsvFormulas } from '@/core/result-builtins';
+import { isTextColumn } from '@/engine/export/csv-cells';
 import { parseResultOptions } from '@/datasets/results/result-options';
 import { csvLine, ndjsonLine } from '@/datasets/results/stream-formats';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import type { JsonValue } from '@/engine/query/query-result';
 
-/** The columns, first row and row count an export encodes from rows. */
+/** The columns, first row and row count an export encodes from rows, and how CSV writes text. */
 export interface StreamOptions {
   select: string[];
   offset: number;
   limit: number;
+  /** `x_csv_formulas`: `escaped` unless given. */
+  csvFormulas?: CsvFormulas;
 }
 
 /**
@@ -40,6 +44,8 @@ const ROWS_PER_STRING = 256;
 class RowEncoder {
   private indexes?: number[];
   private names: string[] = [];
+  /** The text columns CSV escapes, by position among those written; undefined for values as stored. */
+  private escape?: boolean[];
   private skip: number;
   /** Rows still to write. */
   left: number;
@@ -59,6 +65,10 @@ class RowEncoder {
       const all = batch.columns.map((column) => column.name);
       this.indexes = columnIndexes(all, this.options.select);
       this.names = this.indexes.map((index) => all[index]);
+      if ((this.options.csvFormulas ?? 'escaped') === 'escaped') {
+        this.escape = this.indexes.map((index) => isTextColumn(batch.columns[index].type));
+      }
+      // The header: the project's column names, as stored (engine/export/csv-cells.ts).
       if (this.format === 'csv') text += csvLine(this.names);
     }
     const indexes = this.indexes;
@@ -72,7 +82,7 @@ class RowEncoder {
     const picked: JsonValue[] = new Array<JsonValue>(indexes.length);
     for (let row = start; row < end; row++) {
       for (let i = 0; i < indexes.length; i++) picked[i] = batch.value(row, indexes[i]);
-      text += this.format === 'csv' ? csvLine(picked) : ndjsonLine(this.names, picked);
+      text += this.format === 'csv' ? csvLine(picked, this.escape) : ndjsonLine(this.names, picked);
       if ((row - start) % ROWS_PER_STRING === ROWS_PER_STRING - 1) {
         parts.push(Buffer.from(text));
         text = '';

@@ -1,10 +1,11 @@
 import {
+  chooseCsvFormulas,
   chooseFormat,
   csvLine,
   ndjsonLine,
   negotiateFormat,
 } from '@/datasets/results/stream-formats';
-import { NotAcceptableError } from '@/core/errors';
+import { InvalidRequestError, NotAcceptableError } from '@/core/errors';
 
 describe('negotiateFormat', () => {
   it.each([
@@ -98,6 +99,39 @@ describe('csvLine', () => {
     expect(csvLine(['plain', 'a,b', 'say "hi"', 'two\nlines', null, 3.5, true, ''])).toBe(
       'plain,"a,b","say ""hi""","two\nlines",,3.5,true,\r\n',
     );
+  });
+
+  it('escapes the text columns it is told of, NULL still empty, numbers as they are', () => {
+    expect(csvLine(['-2+3', -2, null, '-2', ['=1']], [true, false, true, false, true])).toBe(
+      '"\'-2+3",-2,,-2,"[""=1""]"\r\n',
+    );
+  });
+});
+
+describe('chooseCsvFormulas', () => {
+  it('is escaped unless raw is asked, once', () => {
+    expect([undefined, null, '', ['escaped'], 'escaped'].map(chooseCsvFormulas)).toEqual([
+      'escaped',
+      'escaped',
+      'escaped',
+      'escaped',
+      'escaped',
+    ]);
+    expect(chooseCsvFormulas('raw')).toBe('raw');
+    expect(chooseCsvFormulas(['raw'])).toBe('raw');
+  });
+
+  it('refuses anything else with a 400 that names the values', () => {
+    for (const wrong of ['RAW', 'none', 'escaped ', ['raw', 'raw'], true, 1, { raw: true }]) {
+      let error: unknown;
+      try {
+        chooseCsvFormulas(wrong);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(InvalidRequestError);
+      expect((error as Error).message).toMatch(/^x_csv_formulas must be escaped or raw/);
+    }
   });
 });
 

