@@ -9,9 +9,8 @@ import { TestDatabase, TempDir, createTestDatabase, tempDir } from './support/se
 /**
  * Issue 37: CSV exports that a spreadsheet cannot turn against the person who opens them (OWASP, "CSV
  * Injection"). The data is an attacker's: text stored in a Postgres warehouse that the project copies (a
- * source, exported by DuckDB's COPY), over HTTP in both layouts and through `drey run`. A dbview's export,
- * encoded from its rows, is covered by result-streams.spec.ts: a project with a dbview does not build on
- * Postgres today (its check runs `DECLARE ... CURSOR FOR EXPLAIN ...`, which Postgres refuses).
+ * source, exported by DuckDB's COPY, and a dbview, read live and encoded from its rows), over HTTP in both
+ * layouts and through `drey run`.
  */
 
 /** What the attacker stored, one row each, beside negative numbers in every numeric type. */
@@ -51,9 +50,14 @@ const FILES: Record<string, string> = {
     'datasets:',
     '  - { name: notes, model: notes, scope: public }',
     '  - { name: other, model: notes, scope: public }',
+    '  - { name: live, model: live_notes, scope: public }',
   ].join('\n'),
   'models/pg_notes.yml': 'kind: source\nconnection: warehouse\ntable: public.notes\n',
   'models/notes.yml': 'kind: runtime\n',
+  // Read on the warehouse at each request: its CSV is encoded from rows, not written by DuckDB's COPY. (Its
+  // check at build time once declared a cursor over an EXPLAIN, which Postgres refuses: no dbview built.)
+  'models/live_notes.yml': 'kind: dbview\nconnection: warehouse\n',
+  'models/live_notes.sql': 'SELECT id, note, amount, delta, ratio FROM public.notes ORDER BY id',
   'models/notes.sql':
     "SELECT id, note, amount, delta, ratio FROM {{ ref('pg_notes') }} ORDER BY id",
 };
@@ -126,7 +130,7 @@ describe('CSV exports a spreadsheet cannot turn against its reader (issue 37)', 
     });
 
   it('writes each formula behind a quote mark and every text cell quoted, by default, in every row', async () => {
-    for (const dataset of ['notes', 'other']) {
+    for (const dataset of ['notes', 'other', 'live']) {
       const response = await get(`${P}/datasets/${dataset}/results?x_format=csv`);
       expect({ dataset, status: response.status }).toEqual({ dataset, status: 200 });
       expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');

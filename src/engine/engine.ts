@@ -291,7 +291,7 @@ export class Engine {
           prepared.destroySync();
         },
         connection: async (name, sql, binds) => {
-          await this.connections.get(name).query(`EXPLAIN ${sql}`, binds, this.limits);
+          await this.connections.get(name).plan(sql, binds, this.limits);
         },
       });
     } finally {

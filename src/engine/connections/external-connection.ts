@@ -24,6 +24,12 @@ export interface ExternalConnection {
     signal?: AbortSignal,
   ): Promise<number>;
 
+  /**
+   * Plans one query with bound values without running it (a build's check of a dbview model): the
+   * database's refusal is the model's problem.
+   */
+  plan(sql: string, binds: readonly BoundValue[], limits: QueryLimits): Promise<void>;
+
   /** Runs one read-only query with bound values, within the time and row limits. */
   query(sql: string, binds: readonly BoundValue[], limits: QueryLimits): Promise<QueryResult>;
 

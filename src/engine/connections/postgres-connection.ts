@@ -111,6 +111,13 @@ export class PostgresConnection implements ExternalConnection {
     });
   }
 
+  async plan(sql: string, binds: readonly BoundValue[], limits: QueryLimits): Promise<void> {
+    // Not through query(): Postgres declares no cursor over an EXPLAIN.
+    await this.readOnly(async (client) => {
+      await client.query({ text: `EXPLAIN ${sql}`, values: binds.map(postgresParameter) });
+    }, limits.timeoutMs);
+  }
+
   async query(
     sql: string,
     binds: readonly BoundValue[],
