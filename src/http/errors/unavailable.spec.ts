@@ -1,3 +1,4 @@
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isUnavailable } from '@/http/errors/unavailable';
 
 describe('isUnavailable', () => {
@@ -14,11 +15,20 @@ describe('isUnavailable', () => {
     [{ driverError: { code: '08006' } }],
     [new Error('Connection terminated unexpectedly')],
     [{ message: 'x', cause: { code: 'ECONNRESET' } }],
+    [{ driverError: { code: '57P02' } }],
+    [{ driverError: { code: '57P03', message: 'the database system is starting up' } }],
+    [{ code: '08P01' }],
+    [new Error('Client was closed and is not queryable')],
   ])('recognises %j', (error) => {
     expect(isUnavailable(error)).toBe(true);
   });
 
-  it.each([[{ code: '23505' }], [new Error('syntax error')], [null], ['text']])(
+  it("recognises TypeORM's query runner released under a transaction by a dropped connection", () => {
+    expect(isUnavailable(new QueryRunnerAlreadyReleasedError())).toBe(true);
+    expect(isUnavailable(new QueryRunnerProviderAlreadyReleasedError())).toBe(true);
+  });
+
+  it.each([[{ code: '23505' }], [{ code: '57014' }], [new Error('Query failed')], [new Error('syntax error')], [null], ['text']])(
     'does not take %j for an outage',
     (error) => {
       expect(isUnavailable(error)).toBe(false);
