@@ -3,8 +3,11 @@
 // (started here on free ports, so the machine's servers and other tests are untouched), with DATA_DIRs on
 // small tmpfs mounts, serve mixed traffic (logins, catalog, cached and uncached results, exports, PNG
 // renders, named tokens created and revoked, users created and edited, builds) from FAULTS_CONCURRENCY
-// loops while the drill, one after the other: restarts Postgres, stops and starts Redis, kills Chromium,
-// fills a replica's data disk during a build, SIGKILLs a replica mid-build and the other mid-request.
+// loops while the drill, one after the other: restarts Postgres, stops and starts Redis (revoking tokens on
+// one replica and trying them at once on the other meanwhile), kills each replica's Chromium once a PNG
+// render of its own has started it, fills the data disks during a build, SIGKILLs the replica that runs a
+// build and then the other mid-request. No fault depends on what traffic reached a replica first; a fault
+// that cannot be made here (no Chromium) is reported as skipped, with why.
 // Afterwards it checks that nothing answered was lost: every token and user answered 2xx is there with its
 // audit row, every revoked token stays refused, the previous environment served through the failed build,
 // and during the faults answers were 2xx/4xx or 503 with Retry-After, never a hang or another 5xx.
@@ -13,7 +16,7 @@
 'use strict';
 const { execFile, execFileSync, spawn } = require('node:child_process');
 const { promisify } = require('node:util');
-const { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } = require('node:fs');
+const { accessSync, chmodSync, chownSync, constants, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } = require('node:fs');
 const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -38,6 +41,20 @@ function freePort() {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The Chromium a replica launched: its direct child named chrom* (Debian's wrapper script execs the binary). */
+function chromiumOf(parent) {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(readFileSync(`/proc/${entry}/stat`, 'utf8')) ?? [];
+      if (Number(rest?.split(' ')[1]) === parent && comm?.startsWith('chrom')) return Number(entry);
+    } catch {
+      // ended while we looked
+    }
+  }
+  return undefined;
 }
 
 /** A Postgres cluster of the drill's own, run as the postgres user (initdb refuses root). */
@@ -96,7 +113,9 @@ function mountTmpfs(dir, megabytes) {
 
 /** One Drey process; `start` starts it (again) with the same environment, its output appended to `logFile`. */
 function replica(name, env, logFile) {
-  const state = { name, url: '', child: undefined, lines: [] };
+  // `seen`: lines read so far, `lines`: the last 5,000 of them.
+  const state = { name, url: '', child: undefined, lines: [], seen: 0 };
+  state.linesSince = (count) => state.lines.slice(Math.max(0, state.lines.length - (state.seen - count)));
   state.start = async () => {
     state.url = '';
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -108,6 +127,7 @@ function replica(name, env, logFile) {
       for (const line of chunk.split('\n')) {
         if (!line) continue;
         state.lines.push(line);
+        state.seen += 1;
         if (state.lines.length > 5000) state.lines.shift();
         const match = /"msg":"listening","url":"([^"]+)"/.exec(line);
         if (match) state.url = match[1];
@@ -128,15 +148,6 @@ function replica(name, env, logFile) {
       state.child.once('exit', resolve);
       state.child.kill(signal);
     });
-  state.waitForLine = async (pattern, ms = 60_000) => {
-    const from = state.lines.length;
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      if (state.lines.slice(Math.max(0, from - 1)).some((line) => pattern.test(line))) return true;
-      await sleep(20);
-    }
-    return false;
-  };
   return state;
 }
 
@@ -233,9 +244,9 @@ async function main() {
       results.byStatus[status] = (results.byStatus[status] || 0) + 1;
       const k = (results.byKind[kind] ??= {});
       k[status] = (k[status] || 0) + 1;
-      // A build that fails (a full disk) answers 500 build_failed, as documented; no other 5xx is right, and
+      // A build that fails (a full disk, its replica killed) answers 500 build_failed, as documented; no other 5xx is right, and
       // no answer names a path of the server.
-      const documented = kind === 'build' && status === 500 && text.includes('"build_failed"');
+      const documented = kind.startsWith('build') && status === 500 && text.includes('"build_failed"');
       if (/\/tmp\/|drey-faults/.test(text)) results.wrong.push(`${kind} ${method} ${path} -> ${status} names a path: ${text.slice(0, 200)}`);
       else if (typeof status === 'number' && status >= 500 && status !== 503 && !documented) results.wrong.push(`${kind} ${method} ${path} -> ${status} ${text.slice(0, 200)}`);
       if (status === 503 && !retryAfter) results.noRetryAfter += 1;
@@ -286,31 +297,97 @@ async function main() {
     });
 
     const faults = [];
+    /** `action` answers what happened (the fault's outcome), or a reason it was skipped (`{ skipped }`). */
     const fault = async (name, action) => {
       log('fault:', name);
       const before = results.requests;
-      await action();
-      faults.push({ name, requestsDuring: results.requests - before });
+      const outcome = (await action()) ?? {};
+      faults.push({ name, requestsDuring: results.requests - before, ...outcome });
+      log(outcome.skipped ? `skipped: ${outcome.skipped}` : `done: ${outcome.outcome ?? ''}`);
       await sleep(3000);
     };
+    /**
+     * Revocations made on one replica and tried at once on the other, which has just used the token (so it
+     * keeps its record): the other must refuse it at once, Redis up or not.
+     */
+    const probe = { revoked: 0, refusedAtOnce: 0, stale: [], notDone: {} };
+    const revocationProbe = async (until) => {
+      for (let i = 0; !until(); i += 1) {
+        const [maker, other] = i % 2 === 0 ? replicas : [replicas[1], replicas[0]];
+        const created = await call('probe token create', 'POST', `${P}/tokens`, { token: admin, json: { title: 'probe' }, on: maker });
+        if (created.status !== 200) {
+          probe.notDone[`create ${created.status}`] = (probe.notDone[`create ${created.status}`] || 0) + 1;
+          await sleep(100);
+          continue;
+        }
+        const token = JSON.parse(created.text).access_token;
+        const id = JSON.parse(Buffer.from(token.split('.')[1], 'base64url')).jti;
+        writes.tokens.push({ id, token });
+        await call('probe me', 'GET', `${P}/me`, { token, on: other });
+        const revoked = await call('probe token revoke', 'DELETE', `${P}/tokens/${id}`, { token: admin, on: maker });
+        if (revoked.status !== 200) {
+          probe.notDone[`revoke ${revoked.status}`] = (probe.notDone[`revoke ${revoked.status}`] || 0) + 1;
+          continue;
+        }
+        writes.revoked.push({ id, token });
+        probe.revoked += 1;
+        const seen = await call('probe me after revoke', 'GET', `${P}/me`, { token, on: other });
+        if (seen.status === 401) probe.refusedAtOnce += 1;
+        else probe.stale.push(`${id} revoked on ${maker.name}, ${other.name} answered ${seen.status}`);
+      }
+    };
     await sleep(3000);
-    await fault('Postgres restarted', async () => pg.restart());
+    await fault('Postgres restarted', async () => {
+      await pg.restart();
+      return { outcome: 'restarted (fast shutdown: every session terminated)' };
+    });
     await fault('Redis stopped for 5 s', async () => {
       await redis.stop();
+      const stoppedAt = Date.now();
+      // Revocations while Redis is down, then for 5 s after it is back (the replicas reconnect at
+      // different moments: one may read the epoch while the other cannot write it yet).
+      let back = false;
+      const probing = revocationProbe(() => back && Date.now() > stoppedAt + 10_000);
       await sleep(5000);
       await redis.start();
+      back = true;
+      await probing;
+      return { outcome: `${probe.revoked} tokens revoked on one replica and tried at once on the other: ${probe.refusedAtOnce} refused` };
     });
     await fault('Chromium killed', async () => {
-      for (const r of replicas) {
-        const children = execFileSync('pgrep', ['-P', String(r.child.pid)], { stdio: 'pipe' }).toString().split('\n').filter(Boolean);
-        for (const pid of children) {
-          try {
-            process.kill(Number(pid), 'SIGKILL');
-          } catch {
-            // gone already
-          }
-        }
+      const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+      try {
+        accessSync(chromium, constants.X_OK);
+      } catch {
+        return { skipped: `no Chromium at ${chromium} (set CHROMIUM_PATH): PNG renders answer 503 renderer_unavailable` };
       }
+      const killed = [];
+      // A selection no other request made, so the page is not served from the dashboards' cache.
+      let day = 0;
+      const uncached = () => {
+        day += 1;
+        return `${P}/dashboards/expenses_dashboard/results?date_range=2024-02-${String(day).padStart(2, '0')}&date_range=2024-11-${String(1 + (process.pid % 28)).padStart(2, '0')}`;
+      };
+      for (const r of replicas) {
+        // Chromium starts with a replica's first PNG render, whatever traffic reached it so far: one is
+        // asked of this replica, and its Chromium killed once it runs.
+        const render = call('png render (Chromium killed under it)', 'GET', uncached(), { token: admin, on: r });
+        let answered;
+        void render.then((reply) => (answered = reply));
+        let pid;
+        const deadline = Date.now() + 60_000;
+        while (!(pid = chromiumOf(r.child.pid)) && !answered && Date.now() < deadline) await sleep(20);
+        pid ??= chromiumOf(r.child.pid);
+        if (!pid) {
+          return { skipped: `replica ${r.name} ran no Chromium for a PNG render (answered ${answered?.status ?? 'nothing within 60 s'})` };
+        }
+        process.kill(pid, 'SIGKILL');
+        // The pool launches a new one for the next render.
+        const cut = await render;
+        const after = await call('png render after Chromium killed', 'GET', uncached(), { token: admin, on: r });
+        killed.push(`${r.name}: Chromium (pid ${pid}) killed under a render answered ${cut.status}, the next render ${after.status}`);
+      }
+      return { outcome: killed.join('; ') };
     });
     let servedThroughFailedBuild = 0;
     let failedBuildStatus;
@@ -334,23 +411,37 @@ async function main() {
       failedBuildStatus = (await build).status;
       await readers;
       for (const filler of fillers) rmSync(filler, { force: true });
+      return { outcome: `build answered ${failedBuildStatus}; ${servedThroughFailedBuild} of 20 results served meanwhile` };
     });
-    await fault('replica b SIGKILLed mid-build, then restarted', async () => {
-      const r = replicas[1];
-      const started = r.waitForLine(/"msg":"build started"/);
-      void call('build', 'POST', `${P}/build`, { token: admin, on: r });
-      await started;
+    let killedMidBuild;
+    await fault('the replica running a build SIGKILLed mid-build, then restarted', async () => {
+      // Either replica may take the build from the queue: the one that logs its start is killed.
+      const seen = replicas.map((x) => x.seen);
+      const build = call('build (its builder killed)', 'POST', `${P}/build`, { token: admin, on: replicas[1] });
+      let r;
+      for (const deadline = Date.now() + 60_000; !r && Date.now() < deadline; ) {
+        r = replicas.find((x, i) => x.linesSince(seen[i]).some((line) => /"msg":"build started"/.test(line)));
+        if (!r) await sleep(20);
+      }
+      if (!r) return { skipped: 'no replica logged a build start within 60 s' };
+      killedMidBuild = r;
       r.url = '';
       await r.kill('SIGKILL');
       await r.start();
+      const waiter = await build;
+      const history = await call('builds after the kill', 'GET', `${P}/builds`, { token: admin, on: r });
+      const latest = history.status === 200 ? JSON.parse(history.text)[0] : undefined;
+      return { outcome: `replica ${r.name} killed mid-build; the request that asked for it answered ${waiter.status}; after the restart the build is ${latest?.status ?? `unknown (${history.status})`}` };
     });
-    await fault('replica a SIGKILLed mid-request, then restarted', async () => {
-      const r = replicas[0];
-      void call('export', 'GET', `${P}/datasets/expense_transactions/results`, { token: admin, accept: 'text/csv', on: r });
+    await fault('the other replica SIGKILLed mid-request, then restarted', async () => {
+      const r = replicas.find((x) => x !== killedMidBuild) ?? replicas[0];
+      const cut = call('export', 'GET', `${P}/datasets/expense_transactions/results`, { token: admin, accept: 'text/csv', on: r });
       await sleep(5);
       r.url = '';
       await r.kill('SIGKILL');
+      const { status } = await cut;
       await r.start();
+      return { outcome: `replica ${r.name} killed with an export in flight (its client saw ${status})` };
     });
     await sleep(2000);
     stop = true;
@@ -386,8 +477,10 @@ async function main() {
 
     console.log('\n## Fault drill\n');
     console.log(`replicas: 2, loops: ${CONCURRENCY}, requests: ${results.requests}`);
-    console.log('\n| fault | requests while it lasted |\n|---|---:|');
-    for (const f of faults) console.log(`| ${f.name} | ${f.requestsDuring} |`);
+    console.log('\n| fault | requests while it lasted | outcome |\n|---|---:|---|');
+    for (const f of faults) console.log(`| ${f.name} | ${f.requestsDuring} | ${f.skipped ? `SKIPPED: ${f.skipped}` : f.outcome} |`);
+    console.log(`\nrevocations tried at once on the other replica around the Redis fault: ${probe.revoked}, refused at once: ${probe.refusedAtOnce}${Object.keys(probe.notDone).length ? `; not done: ${JSON.stringify(probe.notDone)}` : ''}`);
+    for (const item of probe.stale.slice(0, 20)) console.log('  ', item);
     console.log('\n| kind | answers |\n|---|---|');
     for (const [kind, statuses] of Object.entries(results.byKind)) {
       console.log(`| ${kind} | ${Object.entries(statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} |`);
@@ -404,6 +497,8 @@ async function main() {
     if (results.wrong.length) failures.push('5xx answers other than 503');
     if (results.noRetryAfter) failures.push('503 without Retry-After');
     if (results.hangs.length) failures.push('hangs');
+    if (probe.stale.length) failures.push(`${probe.stale.length} revoked tokens still served by the other replica`);
+    if (probe.revoked === 0) failures.push('no revocation was tried around the Redis fault');
     if (failedBuildStatus !== 500) failures.push(`the build on full disks answered ${failedBuildStatus}, not 500 build_failed`);
     if (servedThroughFailedBuild < 20) failures.push('the previous environment was not served through the failed build');
     console.log(`\nthe replicas' logs: ${LOGS}`);
