@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { Client } from 'pg';
 import { Api, P, decodeJwt } from './support/api';
 import { ServerProcess, TestServer, startServer } from './support/server';
 import { freePort } from './support/services';
@@ -127,6 +128,23 @@ describe('revocation seen by every replica at once while Redis fails', () => {
       200,
     );
     expect((await b.get(`${P}/me`, next.token)).status).toBe(401);
+  });
+
+  it('a token deleted in SQL by hand, in a transaction that notifies drey_token_records, is refused at once', async () => {
+    const { id, token } = await keptOnB('by hand');
+    const db = new Client({ connectionString: t.env.DATABASE_URL });
+    await db.connect();
+    try {
+      await db.query('BEGIN');
+      await db.query('DELETE FROM access_tokens WHERE id = $1', [id]);
+      await db.query(`SELECT pg_notify('drey_token_records', '')`);
+      // Not before it commits: Postgres delivers the notification with the commit.
+      expect((await b.get(`${P}/me`, token)).status).toBe(200);
+      await db.query('COMMIT');
+    } finally {
+      await db.end();
+    }
+    expect((await b.get(`${P}/me`, token)).status).toBe(401);
   });
 
   it('answered no 5xx other than 503', () => {

@@ -27,6 +27,19 @@ export interface TokenChanges {
   close(): Promise<void>;
 }
 
+/**
+ * Announces, in the transaction of the statement just run through `table` (when one is open), that token
+ * records changed: Postgres delivers it when, and only if, that transaction commits, whether or not the
+ * answer of the COMMIT reaches this process (a connection dropped then answers 503, and the change, done,
+ * would otherwise wait for KEPT_MS on other processes). A command line changing users or tokens tells the
+ * servers the same way.
+ */
+export async function announceInTransaction(table: {
+  query(sql: string, parameters: unknown[]): Promise<unknown>;
+}): Promise<void> {
+  await table.query('SELECT pg_notify($1, $2)', [TOKEN_CHANGES_CHANNEL, '']);
+}
+
 /** How long an announcement's echo, or the heartbeat's, may take before the listener is taken for lost. */
 const ECHO_MS = 2_000;
 /** Between heartbeats: a connection that died without a word (no RST) is found within this and ECHO_MS. */
