@@ -1,5 +1,5 @@
 import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
-import { isUnavailable } from '@/http/errors/unavailable';
+import { isDiskFull, isUnavailable } from '@/http/errors/unavailable';
 
 describe('isUnavailable', () => {
   it.each([
@@ -34,4 +34,28 @@ describe('isUnavailable', () => {
       expect(isUnavailable(error)).toBe(false);
     },
   );
+});
+
+describe('isDiskFull', () => {
+  it.each([
+    [{ code: 'ENOSPC' }],
+    [
+      {
+        code: 'model_failed',
+        engineMessage:
+          'IO Error: Could not write file "<DATA_DIR>/exports/1/x.csv": No space left on device',
+      },
+    ],
+    [new Error('ENOSPC: no space left on device, write')],
+  ])('recognises %j', (error) => {
+    expect(isDiskFull(error)).toBe(true);
+  });
+
+  it.each([
+    [{ code: 'model_failed', engineMessage: 'Binder Error: column "x" not found' }],
+    [new Error('IO Error: Could not read file')],
+    [null],
+  ])('does not take %j for a full disk', (error) => {
+    expect(isDiskFull(error)).toBe(false);
+  });
 });

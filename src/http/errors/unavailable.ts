@@ -59,3 +59,18 @@ export function isUnavailable(error: unknown, depth = 0): boolean {
     isUnavailable(candidate.driverError, depth + 1) || isUnavailable(candidate.cause, depth + 1)
   );
 }
+
+/**
+ * Whether an error means the server's own disk is full (an export's file, a query's spill): the request is
+ * right and the project too, so it is no 500 `model_failed` but a 503 to try again once space is freed
+ * (exports being sent end and delete their files). Seen in the fault drill: an export during a full data
+ * disk answered 500 with DuckDB's "Could not write file ...: No space left on device".
+ */
+export function isDiskFull(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const candidate = error as { code?: unknown; message?: unknown; engineMessage?: unknown };
+  if (candidate.code === 'ENOSPC' || candidate.code === 'EDQUOT') return true;
+  return [candidate.engineMessage, candidate.message].some(
+    (text) => typeof text === 'string' && /No space left on device|Disk quota exceeded/i.test(text),
+  );
+}
