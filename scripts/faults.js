@@ -16,7 +16,21 @@
 'use strict';
 const { execFile, execFileSync, spawn } = require('node:child_process');
 const { promisify } = require('node:util');
-const { accessSync, chmodSync, chownSync, constants, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } = require('node:fs');
+const {
+  accessSync,
+  chmodSync,
+  chownSync,
+  constants,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} = require('node:fs');
 const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -48,7 +62,8 @@ function chromiumOf(parent) {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(readFileSync(`/proc/${entry}/stat`, 'utf8')) ?? [];
+      const [, comm, rest] =
+        /^\d+ \((.*)\) (.*)$/s.exec(readFileSync(`/proc/${entry}/stat`, 'utf8')) ?? [];
       if (Number(rest?.split(' ')[1]) === parent && comm?.startsWith('chrom')) return Number(entry);
     } catch {
       // ended while we looked
@@ -71,7 +86,20 @@ async function startPostgres(work) {
   const as = (args) => promisify(execFile)('runuser', ['-u', 'postgres', '--', ...args]);
   await as([join(PG_BIN, 'initdb'), '-D', dir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const pgctl = (action, extra = []) =>
-    as([join(PG_BIN, 'pg_ctl'), '-D', dir, '-w', '-t', '60', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, ...extra, action]);
+    as([
+      join(PG_BIN, 'pg_ctl'),
+      '-D',
+      dir,
+      '-w',
+      '-t',
+      '60',
+      '-l',
+      join(dir, 'log'),
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      ...extra,
+      action,
+    ]);
   await pgctl('start');
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -85,7 +113,11 @@ async function startRedis() {
   const port = await freePort();
   let child;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     for (let i = 0; i < 100; i += 1) {
       try {
         execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' });
@@ -115,10 +147,14 @@ function mountTmpfs(dir, megabytes) {
 function replica(name, env, logFile) {
   // `seen`: lines read so far, `lines`: the last 5,000 of them.
   const state = { name, url: '', child: undefined, lines: [], seen: 0 };
-  state.linesSince = (count) => state.lines.slice(Math.max(0, state.lines.length - (state.seen - count)));
+  state.linesSince = (count) =>
+    state.lines.slice(Math.max(0, state.lines.length - (state.seen - count)));
   state.start = async () => {
     state.url = '';
-    const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     state.child = child;
     const file = createWriteStream(logFile, { flags: 'a' });
     child.stderr.pipe(file);
@@ -159,7 +195,15 @@ async function main() {
   mkdirSync(LOGS, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'drey-faults-'));
   const cleanups = [];
-  const results = { requests: 0, byStatus: {}, byKind: {}, hangs: [], wrong: [], noRetryAfter: 0, refusedReasons: {} };
+  const results = {
+    requests: 0,
+    byStatus: {},
+    byKind: {},
+    hangs: [],
+    wrong: [],
+    noRetryAfter: 0,
+    refusedReasons: {},
+  };
   const writes = { tokens: [], revoked: [], users: [], edits: [] };
   try {
     log('starting Postgres and Redis of the drill');
@@ -172,25 +216,29 @@ async function main() {
       const dataDir = join(work, `data-${name}`);
       cleanups.push(mountTmpfs(dataDir, 96));
       replicas.push(
-        replica(name, {
-          PATH: process.env.PATH,
-          NODE_ENV: 'production',
-          HOST: '127.0.0.1',
-          PORT: '0',
-          ENV_FILE: '',
-          DATABASE_URL: pg.url,
-          REDIS_URL: redis.url,
-          REDIS_PREFIX: 'faults',
-          DATA_DIR: dataDir,
-          JWT_SECRET: 'faults-secret-faults-secret-faults-0123',
-          ADMIN_PASSWORD,
-          CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-          LOGIN_MAX_FAILURES: '1000',
-          LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
-          CALLER_MAX_QUERIES: '10000',
-          CALLER_MAX_EXPORTS: '10000',
-          CALLER_MAX_RENDERS: '10000',
-        }, join(LOGS, `replica-${name}.log`)),
+        replica(
+          name,
+          {
+            PATH: process.env.PATH,
+            NODE_ENV: 'production',
+            HOST: '127.0.0.1',
+            PORT: '0',
+            ENV_FILE: '',
+            DATABASE_URL: pg.url,
+            REDIS_URL: redis.url,
+            REDIS_PREFIX: 'faults',
+            DATA_DIR: dataDir,
+            JWT_SECRET: 'faults-secret-faults-secret-faults-0123',
+            ADMIN_PASSWORD,
+            CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+            LOGIN_MAX_FAILURES: '1000',
+            LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
+            CALLER_MAX_QUERIES: '10000',
+            CALLER_MAX_EXPORTS: '10000',
+            CALLER_MAX_RENDERS: '10000',
+          },
+          join(LOGS, `replica-${name}.log`),
+        ),
       );
     }
     for (const r of replicas) {
@@ -219,7 +267,13 @@ async function main() {
       let retryAfter = null;
       try {
         if (!r.url) throw Object.assign(new Error('replica down'), { down: true });
-        const send = () => fetch(`${r.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        const send = () =>
+          fetch(`${r.url}${path}`, {
+            method,
+            headers,
+            body,
+            signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+          });
         // A GET on a kept-alive connection the server closed at that moment is sent again, as clients and
         // load balancers do; a write is not (its retry could not tell a lost answer from a lost request).
         const response = await send().catch((error) => {
@@ -246,9 +300,14 @@ async function main() {
       k[status] = (k[status] || 0) + 1;
       // A build that fails (a full disk, its replica killed) answers 500 build_failed, as documented; no other 5xx is right, and
       // no answer names a path of the server.
-      const documented = kind.startsWith('build') && status === 500 && text.includes('"build_failed"');
-      if (/\/tmp\/|drey-faults/.test(text)) results.wrong.push(`${kind} ${method} ${path} -> ${status} names a path: ${text.slice(0, 200)}`);
-      else if (typeof status === 'number' && status >= 500 && status !== 503 && !documented) results.wrong.push(`${kind} ${method} ${path} -> ${status} ${text.slice(0, 200)}`);
+      const documented =
+        kind.startsWith('build') && status === 500 && text.includes('"build_failed"');
+      if (/\/tmp\/|drey-faults/.test(text))
+        results.wrong.push(
+          `${kind} ${method} ${path} -> ${status} names a path: ${text.slice(0, 200)}`,
+        );
+      else if (typeof status === 'number' && status >= 500 && status !== 503 && !documented)
+        results.wrong.push(`${kind} ${method} ${path} -> ${status} ${text.slice(0, 200)}`);
       if (status === 503 && !retryAfter) results.noRetryAfter += 1;
       return { status, text };
     };
@@ -267,30 +326,55 @@ async function main() {
     const kinds = [
       () => call('catalog', 'GET', `${P}/data-catalog`, { token: pick([undefined, admin]) }),
       () => call('cached result', 'GET', `${P}/datasets/expenses_by_month/results`),
-      () => call('uncached result', 'GET', `${P}/datasets/expenses_by_month/results?min_filter=${10 * Math.floor(Math.random() * 30)}&max_filter=${300 - 10 * Math.floor(Math.random() * 10)}`),
-      () => call('export', 'GET', `${P}/datasets/expense_transactions/results`, { token: admin, accept: 'text/csv' }),
-      () => call('png render', 'GET', `${P}/dashboards/expenses_dashboard/results`, { token: admin }),
+      () =>
+        call(
+          'uncached result',
+          'GET',
+          `${P}/datasets/expenses_by_month/results?min_filter=${10 * Math.floor(Math.random() * 30)}&max_filter=${300 - 10 * Math.floor(Math.random() * 10)}`,
+        ),
+      () =>
+        call('export', 'GET', `${P}/datasets/expense_transactions/results`, {
+          token: admin,
+          accept: 'text/csv',
+        }),
+      () =>
+        call('png render', 'GET', `${P}/dashboards/expenses_dashboard/results`, { token: admin }),
       async () => {
         const r = target();
-        const created = await call('token create', 'POST', `${P}/tokens`, { token: admin, json: { title: 'drill' }, on: r });
+        const created = await call('token create', 'POST', `${P}/tokens`, {
+          token: admin,
+          json: { title: 'drill' },
+          on: r,
+        });
         if (created.status !== 200) return;
         const token = JSON.parse(created.text).access_token;
         const id = JSON.parse(Buffer.from(token.split('.')[1], 'base64url')).jti;
         writes.tokens.push({ id, token });
         if (Math.random() < 0.5) {
-          const revoked = await call('token revoke', 'DELETE', `${P}/tokens/${id}`, { token: admin });
+          const revoked = await call('token revoke', 'DELETE', `${P}/tokens/${id}`, {
+            token: admin,
+          });
           if (revoked.status === 200) writes.revoked.push({ id, token });
         }
       },
       async () => {
         const username = `drill_${process.pid}_${userSerial++}`;
-        const created = await call('user create', 'POST', `${P}/users`, { token: admin, json: { username, password: `${username}-pw` } });
+        const created = await call('user create', 'POST', `${P}/users`, {
+          token: admin,
+          json: { username, password: `${username}-pw` },
+        });
         if (created.status !== 200) return;
         writes.users.push(username);
-        const edited = await call('user edit', 'PUT', `${P}/users/${username}`, { token: admin, json: { role: 'manager' } });
+        const edited = await call('user edit', 'PUT', `${P}/users/${username}`, {
+          token: admin,
+          json: { role: 'manager' },
+        });
         if (edited.status === 200) writes.edits.push(username);
       },
-      () => call('login', 'POST', `${P}/login`, { form: { username: 'admin', password: pick([ADMIN_PASSWORD, 'wrong']) } }),
+      () =>
+        call('login', 'POST', `${P}/login`, {
+          form: { username: 'admin', password: pick([ADMIN_PASSWORD, 'wrong']) },
+        }),
     ];
     const loops = Array.from({ length: CONCURRENCY }, async () => {
       while (!stop) await pick(kinds)();
@@ -314,9 +398,14 @@ async function main() {
     const revocationProbe = async (until) => {
       for (let i = 0; !until(); i += 1) {
         const [maker, other] = i % 2 === 0 ? replicas : [replicas[1], replicas[0]];
-        const created = await call('probe token create', 'POST', `${P}/tokens`, { token: admin, json: { title: 'probe' }, on: maker });
+        const created = await call('probe token create', 'POST', `${P}/tokens`, {
+          token: admin,
+          json: { title: 'probe' },
+          on: maker,
+        });
         if (created.status !== 200) {
-          probe.notDone[`create ${created.status}`] = (probe.notDone[`create ${created.status}`] || 0) + 1;
+          probe.notDone[`create ${created.status}`] =
+            (probe.notDone[`create ${created.status}`] || 0) + 1;
           await sleep(100);
           continue;
         }
@@ -324,25 +413,33 @@ async function main() {
         const id = JSON.parse(Buffer.from(token.split('.')[1], 'base64url')).jti;
         writes.tokens.push({ id, token });
         await call('probe me', 'GET', `${P}/me`, { token, on: other });
-        const revoked = await call('probe token revoke', 'DELETE', `${P}/tokens/${id}`, { token: admin, on: maker });
+        const revoked = await call('probe token revoke', 'DELETE', `${P}/tokens/${id}`, {
+          token: admin,
+          on: maker,
+        });
         if (revoked.status !== 200) {
-          probe.notDone[`revoke ${revoked.status}`] = (probe.notDone[`revoke ${revoked.status}`] || 0) + 1;
+          probe.notDone[`revoke ${revoked.status}`] =
+            (probe.notDone[`revoke ${revoked.status}`] || 0) + 1;
           continue;
         }
         writes.revoked.push({ id, token });
         probe.revoked += 1;
         const seen = await call('probe me after revoke', 'GET', `${P}/me`, { token, on: other });
         if (seen.status === 401) probe.refusedAtOnce += 1;
-        else probe.stale.push(`${id} revoked on ${maker.name}, ${other.name} answered ${seen.status}`);
+        else
+          probe.stale.push(`${id} revoked on ${maker.name}, ${other.name} answered ${seen.status}`);
       }
     };
     await sleep(3000);
-    await fault('Postgres stopped for 3 s (fast: every session terminated), then started', async () => {
-      await pg.stop('fast');
-      await sleep(3000);
-      await pg.start();
-      return { outcome: 'stopped and started' };
-    });
+    await fault(
+      'Postgres stopped for 3 s (fast: every session terminated), then started',
+      async () => {
+        await pg.stop('fast');
+        await sleep(3000);
+        await pg.start();
+        return { outcome: 'stopped and started' };
+      },
+    );
     await fault('Redis stopped for 5 s', async () => {
       await redis.stop();
       const stoppedAt = Date.now();
@@ -354,14 +451,18 @@ async function main() {
       await redis.start();
       back = true;
       await probing;
-      return { outcome: `${probe.revoked} tokens revoked on one replica and tried at once on the other: ${probe.refusedAtOnce} refused` };
+      return {
+        outcome: `${probe.revoked} tokens revoked on one replica and tried at once on the other: ${probe.refusedAtOnce} refused`,
+      };
     });
     await fault('Chromium killed', async () => {
       const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
       try {
         accessSync(chromium, constants.X_OK);
       } catch {
-        return { skipped: `no Chromium at ${chromium} (set CHROMIUM_PATH): PNG renders answer 503 renderer_unavailable` };
+        return {
+          skipped: `no Chromium at ${chromium} (set CHROMIUM_PATH): PNG renders answer 503 renderer_unavailable`,
+        };
       }
       const killed = [];
       // A selection no other request made, so the page is not served from the dashboards' cache.
@@ -373,21 +474,32 @@ async function main() {
       for (const r of replicas) {
         // Chromium starts with a replica's first PNG render, whatever traffic reached it so far: one is
         // asked of this replica, and its Chromium killed once it runs.
-        const render = call('png render (Chromium killed under it)', 'GET', uncached(), { token: admin, on: r });
+        const render = call('png render (Chromium killed under it)', 'GET', uncached(), {
+          token: admin,
+          on: r,
+        });
         let answered;
         void render.then((reply) => (answered = reply));
         let pid;
         const deadline = Date.now() + 60_000;
-        while (!(pid = chromiumOf(r.child.pid)) && !answered && Date.now() < deadline) await sleep(20);
+        while (!(pid = chromiumOf(r.child.pid)) && !answered && Date.now() < deadline)
+          await sleep(20);
         pid ??= chromiumOf(r.child.pid);
         if (!pid) {
-          return { skipped: `replica ${r.name} ran no Chromium for a PNG render (answered ${answered?.status ?? 'nothing within 60 s'})` };
+          return {
+            skipped: `replica ${r.name} ran no Chromium for a PNG render (answered ${answered?.status ?? 'nothing within 60 s'})`,
+          };
         }
         process.kill(pid, 'SIGKILL');
         // The pool launches a new one for the next render.
         const cut = await render;
-        const after = await call('png render after Chromium killed', 'GET', uncached(), { token: admin, on: r });
-        killed.push(`${r.name}: Chromium (pid ${pid}) killed under a render answered ${cut.status}, the next render ${after.status}`);
+        const after = await call('png render after Chromium killed', 'GET', uncached(), {
+          token: admin,
+          on: r,
+        });
+        killed.push(
+          `${r.name}: Chromium (pid ${pid}) killed under a render answered ${cut.status}, the next render ${after.status}`,
+        );
       }
       return { outcome: killed.join('; ') };
     });
@@ -411,13 +523,24 @@ async function main() {
         return file;
       });
       const exportsOnFullDisks = await Promise.all(
-        replicas.map((r) => call('export on a full disk', 'GET', `${P}/datasets/expense_transactions/results`, { token: admin, accept: 'text/csv', on: r })),
+        replicas.map((r) =>
+          call('export on a full disk', 'GET', `${P}/datasets/expense_transactions/results`, {
+            token: admin,
+            accept: 'text/csv',
+            on: r,
+          }),
+        ),
       );
       for (const file of tight) rmSync(file, { force: true });
       const build = call('build', 'POST', `${P}/build`, { token: admin, on: replicas[0] });
       const readers = (async () => {
         for (let i = 0; i < 20; i += 1) {
-          const reply = await call('result during failed build', 'GET', `${P}/datasets/expenses_by_month/results`, { on: replicas[i % 2] });
+          const reply = await call(
+            'result during failed build',
+            'GET',
+            `${P}/datasets/expenses_by_month/results`,
+            { on: replicas[i % 2] },
+          );
           if (reply.status === 200) servedThroughFailedBuild += 1;
           await sleep(50);
         }
@@ -425,16 +548,23 @@ async function main() {
       failedBuildStatus = (await build).status;
       await readers;
       for (const filler of fillers) rmSync(filler, { force: true });
-      return { outcome: `exports answered ${exportsOnFullDisks.map((e) => (e.status === 'refused' ? 'a cut connection (their stream had begun)' : e.status)).join(' and ')}; the build answered ${failedBuildStatus}; ${servedThroughFailedBuild} of 20 results served meanwhile` };
+      return {
+        outcome: `exports answered ${exportsOnFullDisks.map((e) => (e.status === 'refused' ? 'a cut connection (their stream had begun)' : e.status)).join(' and ')}; the build answered ${failedBuildStatus}; ${servedThroughFailedBuild} of 20 results served meanwhile`,
+      };
     });
     let killedMidBuild;
     await fault('the replica running a build SIGKILLed mid-build, then restarted', async () => {
       // Either replica may take the build from the queue: the one that logs its start is killed.
       const seen = replicas.map((x) => x.seen);
-      const build = call('build (its builder killed)', 'POST', `${P}/build`, { token: admin, on: replicas[1] });
+      const build = call('build (its builder killed)', 'POST', `${P}/build`, {
+        token: admin,
+        on: replicas[1],
+      });
       let r;
-      for (const deadline = Date.now() + 60_000; !r && Date.now() < deadline; ) {
-        r = replicas.find((x, i) => x.linesSince(seen[i]).some((line) => /"msg":"build started"/.test(line)));
+      for (const deadline = Date.now() + 60_000; !r && Date.now() < deadline;) {
+        r = replicas.find((x, i) =>
+          x.linesSince(seen[i]).some((line) => /"msg":"build started"/.test(line)),
+        );
         if (!r) await sleep(20);
       }
       if (!r) return { skipped: 'no replica logged a build start within 60 s' };
@@ -446,22 +576,36 @@ async function main() {
       // The restarted replica, or the queue's stall check, records how the cut build ended.
       let history;
       let latest;
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline && (!latest || latest.status === 'running'); ) {
-        history = await call('builds after the kill', 'GET', `${P}/builds`, { token: admin, on: r });
+      for (
+        const deadline = Date.now() + 30_000;
+        Date.now() < deadline && (!latest || latest.status === 'running');
+      ) {
+        history = await call('builds after the kill', 'GET', `${P}/builds`, {
+          token: admin,
+          on: r,
+        });
         latest = history.status === 200 ? JSON.parse(history.text)[0] : undefined;
         if (!latest || latest.status === 'running') await sleep(500);
       }
-      return { outcome: `replica ${r.name} killed mid-build; the request that asked for it answered ${waiter.status}; after the restart the build is ${latest?.status ?? `unknown (${history.status})`}` };
+      return {
+        outcome: `replica ${r.name} killed mid-build; the request that asked for it answered ${waiter.status}; after the restart the build is ${latest?.status ?? `unknown (${history.status})`}`,
+      };
     });
     await fault('the other replica SIGKILLed mid-request, then restarted', async () => {
       const r = replicas.find((x) => x !== killedMidBuild) ?? replicas[0];
-      const cut = call('export', 'GET', `${P}/datasets/expense_transactions/results`, { token: admin, accept: 'text/csv', on: r });
+      const cut = call('export', 'GET', `${P}/datasets/expense_transactions/results`, {
+        token: admin,
+        accept: 'text/csv',
+        on: r,
+      });
       await sleep(5);
       r.url = '';
       await r.kill('SIGKILL');
       const { status } = await cut;
       await r.start();
-      return { outcome: `replica ${r.name} killed with an export in flight (its client saw ${status})` };
+      return {
+        outcome: `replica ${r.name} killed with an export in flight (its client saw ${status})`,
+      };
     });
     await sleep(2000);
     stop = true;
@@ -472,7 +616,12 @@ async function main() {
     await db.connect();
     const losses = [];
     const audited = async (action, target) =>
-      (await db.query(`SELECT 1 FROM audit_events WHERE action = $1 AND target = $2 AND outcome = 'success'`, [action, target])).rowCount > 0;
+      (
+        await db.query(
+          `SELECT 1 FROM audit_events WHERE action = $1 AND target = $2 AND outcome = 'success'`,
+          [action, target],
+        )
+      ).rowCount > 0;
     const revokedIds = new Set(writes.revoked.map((t) => t.id));
     for (const { id } of writes.tokens) {
       if (!(await audited('token.create', id))) losses.push(`token ${id}: no audit row`);
@@ -482,33 +631,55 @@ async function main() {
     for (const { id, token } of writes.revoked) {
       if (!(await audited('token.revoke', id))) losses.push(`revocation of ${id}: no audit row`);
       for (const r of replicas) {
-        const me = await fetch(`${r.url}${P}/me`, { headers: { Authorization: `Bearer ${token}` } });
-        if (me.status !== 401) losses.push(`revoked token ${id} answered ${me.status} on ${r.name}`);
+        const me = await fetch(`${r.url}${P}/me`, {
+          headers: { Authorization: `Bearer ${token}` },
+        });
+        if (me.status !== 401)
+          losses.push(`revoked token ${id} answered ${me.status} on ${r.name}`);
       }
     }
     for (const username of writes.users) {
-      if ((await db.query('SELECT 1 FROM users WHERE username = $1', [username])).rowCount === 0) losses.push(`user ${username}: answered 200, not stored`);
+      if ((await db.query('SELECT 1 FROM users WHERE username = $1', [username])).rowCount === 0)
+        losses.push(`user ${username}: answered 200, not stored`);
       if (!(await audited('user.create', username))) losses.push(`user ${username}: no audit row`);
     }
     for (const username of writes.edits) {
-      if (!(await audited('user.update', username))) losses.push(`edit of ${username}: no audit row`);
+      if (!(await audited('user.update', username)))
+        losses.push(`edit of ${username}: no audit row`);
     }
     await db.end();
 
     console.log('\n## Fault drill\n');
     console.log(`replicas: 2, loops: ${CONCURRENCY}, requests: ${results.requests}`);
     console.log('\n| fault | requests while it lasted | outcome |\n|---|---:|---|');
-    for (const f of faults) console.log(`| ${f.name} | ${f.requestsDuring} | ${f.skipped ? `SKIPPED: ${f.skipped}` : f.outcome} |`);
-    console.log(`\nrevocations tried at once on the other replica around the Redis fault: ${probe.revoked}, refused at once: ${probe.refusedAtOnce}${Object.keys(probe.notDone).length ? `; not done: ${JSON.stringify(probe.notDone)}` : ''}`);
+    for (const f of faults)
+      console.log(
+        `| ${f.name} | ${f.requestsDuring} | ${f.skipped ? `SKIPPED: ${f.skipped}` : f.outcome} |`,
+      );
+    console.log(
+      `\nrevocations tried at once on the other replica around the Redis fault: ${probe.revoked}, refused at once: ${probe.refusedAtOnce}${Object.keys(probe.notDone).length ? `; not done: ${JSON.stringify(probe.notDone)}` : ''}`,
+    );
     for (const item of probe.stale.slice(0, 20)) console.log('  ', item);
     console.log('\n| kind | answers |\n|---|---|');
     for (const [kind, statuses] of Object.entries(results.byKind)) {
-      console.log(`| ${kind} | ${Object.entries(statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} |`);
+      console.log(
+        `| ${kind} | ${Object.entries(statuses)
+          .map(([s, n]) => `${s}: ${n}`)
+          .join(', ')} |`,
+      );
     }
-    console.log(`\nconnections refused or cut (replicas down, mostly): ${JSON.stringify(results.refusedReasons)}`);
-    console.log(`\nwrites answered 2xx: ${writes.tokens.length} tokens (${writes.revoked.length} revoked), ${writes.users.length} users (${writes.edits.length} edited)`);
-    console.log(`build on a full disk: ${failedBuildStatus}; results served meanwhile: ${servedThroughFailedBuild} of 20`);
-    console.log(`5xx other than 503: ${results.wrong.length}; 503 without Retry-After: ${results.noRetryAfter}; hangs: ${results.hangs.length}`);
+    console.log(
+      `\nconnections refused or cut (replicas down, mostly): ${JSON.stringify(results.refusedReasons)}`,
+    );
+    console.log(
+      `\nwrites answered 2xx: ${writes.tokens.length} tokens (${writes.revoked.length} revoked), ${writes.users.length} users (${writes.edits.length} edited)`,
+    );
+    console.log(
+      `build on a full disk: ${failedBuildStatus}; results served meanwhile: ${servedThroughFailedBuild} of 20`,
+    );
+    console.log(
+      `5xx other than 503: ${results.wrong.length}; 503 without Retry-After: ${results.noRetryAfter}; hangs: ${results.hangs.length}`,
+    );
     for (const item of [...results.wrong, ...results.hangs].slice(0, 20)) console.log('  ', item);
     console.log(`lost: ${losses.length}`);
     for (const item of losses.slice(0, 20)) console.log('  ', item);
@@ -517,10 +688,13 @@ async function main() {
     if (results.wrong.length) failures.push('5xx answers other than 503');
     if (results.noRetryAfter) failures.push('503 without Retry-After');
     if (results.hangs.length) failures.push('hangs');
-    if (probe.stale.length) failures.push(`${probe.stale.length} revoked tokens still served by the other replica`);
+    if (probe.stale.length)
+      failures.push(`${probe.stale.length} revoked tokens still served by the other replica`);
     if (probe.revoked === 0) failures.push('no revocation was tried around the Redis fault');
-    if (failedBuildStatus !== 500) failures.push(`the build on full disks answered ${failedBuildStatus}, not 500 build_failed`);
-    if (servedThroughFailedBuild < 20) failures.push('the previous environment was not served through the failed build');
+    if (failedBuildStatus !== 500)
+      failures.push(`the build on full disks answered ${failedBuildStatus}, not 500 build_failed`);
+    if (servedThroughFailedBuild < 20)
+      failures.push('the previous environment was not served through the failed build');
     console.log(`\nthe replicas' logs: ${LOGS}`);
     console.log(failures.length ? `\nFAILED: ${failures.join('; ')}` : '\nPASSED');
     process.exitCode = failures.length ? 1 : 0;

@@ -28,7 +28,9 @@ class OwnRedis {
         output += chunk;
         if (output.includes('Ready to accept connections')) resolve();
       });
-      child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
+      child.once('exit', (code) =>
+        reject(new Error(`redis-server exited with ${code}: ${output}`)),
+      );
     });
   }
 

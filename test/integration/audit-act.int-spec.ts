@@ -59,10 +59,10 @@ describe('an action whose connection is terminated between its statements', () =
           databaseConnection: PgConnection;
           isReleased: boolean;
         };
-        const [{ pid }] = await events().query<{ pid: number }[]>(
-          'SELECT pg_backend_pid() AS pid',
+        const [{ pid }] = await events().query<{ pid: number }[]>('SELECT pg_backend_pid() AS pid');
+        const ended = new Promise<void>((resolve) =>
+          runner.databaseConnection.once('end', resolve),
         );
-        const ended = new Promise<void>((resolve) => runner.databaseConnection.once('end', resolve));
         await admin.query('SELECT pg_terminate_backend($1)', [pid]);
         await ended;
         released = runner.isReleased;

@@ -70,7 +70,8 @@ class Channel implements TokenChanges {
   announce(): Promise<void> {
     if (this.bus.fail) return Promise.reject(new Error('Connection terminated'));
     for (const channel of this.bus.channels)
-      if (channel !== this && channel.listening) channel.listeners.forEach((listener) => listener());
+      if (channel !== this && channel.listening)
+        channel.listeners.forEach((listener) => listener());
     return Promise.resolve();
   }
   /** The listener's connection lost. */

@@ -28,12 +28,16 @@ describe('isUnavailable', () => {
     expect(isUnavailable(new QueryRunnerProviderAlreadyReleasedError())).toBe(true);
   });
 
-  it.each([[{ code: '23505' }], [{ code: '57014' }], [new Error('Query failed')], [new Error('syntax error')], [null], ['text']])(
-    'does not take %j for an outage',
-    (error) => {
-      expect(isUnavailable(error)).toBe(false);
-    },
-  );
+  it.each([
+    [{ code: '23505' }],
+    [{ code: '57014' }],
+    [new Error('Query failed')],
+    [new Error('syntax error')],
+    [null],
+    ['text'],
+  ])('does not take %j for an outage', (error) => {
+    expect(isUnavailable(error)).toBe(false);
+  });
 });
 
 describe('isDiskFull', () => {

@@ -29,7 +29,10 @@ const MESSAGES = [
  * so the next statement of a transaction that was open on it fails with these instead of a Postgres code.
  * Seen in the fault drill as a 500 for a token revocation during a Postgres restart.
  */
-const RELEASED = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
+const RELEASED = new Set([
+  'QueryRunnerAlreadyReleasedError',
+  'QueryRunnerProviderAlreadyReleasedError',
+]);
 
 interface MaybeConnectionError {
   name?: unknown;
