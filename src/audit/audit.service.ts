@@ -8,7 +8,8 @@ import {
 import { auditActor, type Caller } from '@/core/caller';
 import { currentRequest } from '@/http/request/request-context';
 import { storableCopy } from '@/http/input/input-limits';
-import { DomainError } from '@/core/errors';
+import { DomainError, NotReadyError } from '@/core/errors';
+import { isUnavailable } from '@/http/errors/unavailable';
 import { Transactions } from '@/database/tables/transactions';
 import { JsonLogger } from '@/http/request/json-logger';
 import { GroupCommit } from '@/core/group-commit';
@@ -109,21 +110,28 @@ export class AuditService implements BeforeApplicationShutdown {
         await this.record({ action, actor, target: row.target, details: row.details });
         return result;
       });
-    } catch (error) {
+    } catch (thrown) {
+      // A connection dropped mid-action (a restart, a failover, pg_terminate_backend): the transaction died
+      // with it, so nothing was done (or, when only COMMIT's answer was lost, all of it with its row). Either
+      // way the caller may try again: 503 with Retry-After, never a 500.
+      const error = isUnavailable(thrown)
+        ? new NotReadyError('The database dropped the connection; try again shortly')
+        : thrown;
       const code = error instanceof DomainError ? error.code : 'internal_error';
-      await this.record({
-        action,
-        actor,
-        target,
-        outcome: 'failure',
-        details: { error: code },
-      }).catch((auditError: unknown) =>
-        // The database is what failed (the action's own error says so to the caller); the log keeps it.
-        this.logger.emit('error', 'audit row not written', {
-          action,
-          error: auditError instanceof Error ? auditError.message : String(auditError),
-        }),
-      );
+      // On a connection of its own, outside any transaction still open around this one: that one's
+      // connection may be the one that died (TypeORM then released its query runner), and it would roll
+      // the refusal's row back with it.
+      await this.transactions
+        .outside(() =>
+          this.record({ action, actor, target, outcome: 'failure', details: { error: code } }),
+        )
+        .catch((auditError: unknown) =>
+          // The database is what failed (the action's own error says so to the caller); the log keeps it.
+          this.logger.emit('error', 'audit row not written', {
+            action,
+            error: auditError instanceof Error ? auditError.message : String(auditError),
+          }),
+        );
       throw error;
     }
   }

@@ -14,6 +14,7 @@ import { Transactions } from '@/database/tables/transactions';
 import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliveries.repository';
 import { EmbedRevocationsRepository } from '@/database/tables/embed-revocations.repository';
 import { TokenRecords } from '@/database/tables/token-records';
+import { PostgresTokenChanges } from '@/database/tables/token-changes';
 import { TOKEN_EPOCHS } from '@/cache/cache.module';
 import type { Epochs } from '@/cache/redis-epoch';
 
@@ -54,26 +55,60 @@ const REPOSITORIES = [
     ...REPOSITORIES,
     {
       provide: TokenRecords,
-      inject: [AccessTokensRepository, JsonLogger, { token: TOKEN_EPOCHS, optional: true }],
-      useFactory: (tokens: AccessTokensRepository, logger: JsonLogger, epochs?: Epochs | null) =>
-        new TokenRecords(
+      inject: [
+        AccessTokensRepository,
+        JsonLogger,
+        Database,
+        APP_CONFIG,
+        { token: TOKEN_EPOCHS, optional: true },
+      ],
+      useFactory: (
+        tokens: AccessTokensRepository,
+        logger: JsonLogger,
+        database: Database,
+        config: AppConfig,
+        epochs?: Epochs | null,
+      ) => {
+        // Records are kept only with Redis; the embedded database has no other server process to tell.
+        const changes =
+          epochs && database.kind === 'postgres' && config.databaseUrl
+            ? new PostgresTokenChanges(
+                config.databaseUrl,
+                async (channel, payload) => {
+                  await database.dataSource.query('SELECT pg_notify($1, $2)', [channel, payload]);
+                },
+                (error) =>
+                  logger.emit('warn', 'token changes listener lost', {
+                    error: error instanceof Error ? error.message : String(error),
+                    hint: 'token records are read from Postgres on every request until it listens again',
+                  }),
+              )
+            : null;
+        changes?.start();
+        return new TokenRecords(
           (id) => tokens.findActive(id),
           epochs ?? null,
-          (error, hint) =>
-            logger.emit('error', 'token records change not announced', {
+          (error, hint, level) =>
+            logger.emit(level, 'token records change not announced through Redis', {
               error: error instanceof Error ? error.message : String(error),
               hint,
             }),
-        ),
+          changes,
+        );
+      },
     },
   ],
   exports: [Database, DataSource, TokenRecords, ...REPOSITORIES],
 })
 export class DatabaseModule implements OnApplicationShutdown {
-  constructor(@Inject(Database) private readonly database: Database) {}
+  constructor(
+    @Inject(Database) private readonly database: Database,
+    @Inject(TokenRecords) private readonly tokenRecords: TokenRecords,
+  ) {}
 
   // Runs after the HTTP server has drained and after the modules that use the database have stopped.
   async onApplicationShutdown(): Promise<void> {
+    await this.tokenRecords.close();
     await this.database.close();
   }
 }

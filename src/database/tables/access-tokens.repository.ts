@@ -3,6 +3,7 @@ import { tableOf } from '@/database/tables/transactions';
 import { DataSource, IsNull, LessThan, Not, Repository } from 'typeorm';
 import { AccessToken } from '@/database/tables/access-tokens.entity';
 import { TokenLookup, TokenRecord } from '@/database/tables/token-lookup';
+import { announceInTransaction } from '@/database/tables/token-changes';
 
 /** The nil UUID: never a token's id (they are random, version 4). */
 const NO_TOKEN = '00000000-0000-0000-0000-000000000000';
@@ -62,7 +63,9 @@ export class AccessTokensRepository {
   /** Deletes one of the user's named tokens; false when the user has no named token of that id. */
   async deleteNamed(userId: string, tokenId: string): Promise<boolean> {
     const result = await this.tokens.delete({ id: tokenId, userId, title: Not(IsNull()) });
-    return (result.affected ?? 0) > 0;
+    const deleted = (result.affected ?? 0) > 0;
+    if (deleted) await announceInTransaction(this.tokens);
+    return deleted;
   }
 
   /** Drops records of tokens that expired more than a day ago. */

@@ -1,6 +1,7 @@
 import type { Epochs } from '@/cache/redis-epoch';
 import type { TokenRecord } from '@/database/tables/token-lookup';
 import { KEPT_MS, TokenRecords } from '@/database/tables/token-records';
+import type { TokenChanges } from '@/database/tables/token-changes';
 
 /** Postgres as the lookup sees it: rows that tests change, and the reads made. */
 class Rows {
@@ -28,6 +29,55 @@ class Shared implements Epochs {
     if (this.fail) return Promise.reject(new Error('unreachable'));
     this.value = `v${++this.next}`;
     return Promise.resolve();
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** One process's view of the shared value: `fail` cuts this process alone off Redis (a partition, a lag). */
+class View implements Epochs {
+  fail = false;
+  constructor(private readonly shared: Shared) {}
+  current(): Promise<string | null> {
+    return this.fail ? Promise.reject(new Error('unreachable')) : this.shared.current();
+  }
+  advance(): Promise<void> {
+    return this.fail ? Promise.reject(new Error('unreachable')) : this.shared.advance();
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Postgres' LISTEN/NOTIFY as the processes hear it: one channel per process, on one bus. */
+class Bus {
+  readonly channels: Channel[] = [];
+  fail = false;
+  channel(): Channel {
+    const channel = new Channel(this);
+    this.channels.push(channel);
+    return channel;
+  }
+}
+class Channel implements TokenChanges {
+  listening = true;
+  readonly listeners: (() => void)[] = [];
+  constructor(private readonly bus: Bus) {}
+  subscribe(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+  announce(): Promise<void> {
+    if (this.bus.fail) return Promise.reject(new Error('Connection terminated'));
+    for (const channel of this.bus.channels)
+      if (channel !== this && channel.listening)
+        channel.listeners.forEach((listener) => listener());
+    return Promise.resolve();
+  }
+  /** The listener's connection lost. */
+  lose(): void {
+    this.listening = false;
+    this.listeners.forEach((listener) => listener());
   }
   close(): Promise<void> {
     return Promise.resolve();
@@ -126,5 +176,65 @@ describe('TokenRecords', () => {
     shared.fail = false;
     await records.find('t');
     expect(rows.reads).toBe(2);
+  });
+
+  describe('with the announcements through Postgres', () => {
+    let bus: Bus;
+    const replica = (view: Epochs) =>
+      new TokenRecords(rows.findActive, view, (_error, hint) => lines.push(hint), bus.channel());
+    beforeEach(() => {
+      bus = new Bus();
+    });
+
+    it('a change the maker could not write to Redis, while the others still read it, is refused by them at once', async () => {
+      const viewA = new View(shared);
+      const a = replica(viewA);
+      const b = replica(new View(shared));
+      expect(await b.find('t')).toEqual(record('t'));
+      expect(await b.find('t')).toEqual(record('t'));
+      expect(rows.reads).toBe(1);
+      // Redis is back for b, not yet for a; a revokes.
+      viewA.fail = true;
+      rows.rows.delete('t');
+      await a.changed();
+      expect(lines).toEqual(['announced through Postgres instead']);
+      expect(await b.find('t')).toBeUndefined();
+    });
+
+    it('keeps nothing while it does not listen, and forgets what it kept when it stops', async () => {
+      const channel = bus.channel();
+      const b = new TokenRecords(rows.findActive, new View(shared), () => undefined, channel);
+      await b.find('t');
+      await b.find('t');
+      expect(rows.reads).toBe(1);
+      channel.lose();
+      await b.find('t');
+      await b.find('t');
+      expect(rows.reads).toBe(3);
+    });
+
+    it('does not keep a record read while the listener was lost', async () => {
+      const channel = bus.channel();
+      const b = new TokenRecords(rows.findActive, new View(shared), () => undefined, channel);
+      rows.during = () => {
+        rows.during = undefined;
+        channel.lose();
+        channel.listening = true;
+      };
+      await b.find('t');
+      await b.find('t');
+      expect(rows.reads).toBe(2);
+    });
+
+    it('says when a change could be announced neither through Redis nor through Postgres', async () => {
+      const viewA = new View(shared);
+      const a = replica(viewA);
+      viewA.fail = true;
+      bus.fail = true;
+      await a.changed();
+      expect(lines).toEqual([
+        `nor through Postgres (Connection terminated): other processes apply it within ${KEPT_MS / 1000} s`,
+      ]);
+    });
   });
 });

@@ -1,9 +1,11 @@
 import type { Epochs } from '@/cache/redis-epoch';
 import type { TokenRecord } from '@/database/tables/token-lookup';
+import type { TokenChanges } from '@/database/tables/token-changes';
 
 /**
- * How long a record is kept at most: the bound for a change made outside Drey (SQL by hand) or one whose
- * announcement failed (Redis unreachable at that moment); Drey's own changes are seen at the next request.
+ * How long a record is kept at most: the bound for a change made outside Drey (SQL by hand) or one that
+ * could be announced neither through Redis nor through Postgres; Drey's own changes are seen at the next
+ * request.
  */
 export const KEPT_MS = 60_000;
 
@@ -29,8 +31,12 @@ interface Kept {
  * (bench/token-lookup-cost.js): the Postgres query costs the process about 30 µs of CPU, the GET 11 to 15.
  *
  * Without Redis nothing is kept (a command line writing to the same database could not say so): every turn
- * queries Postgres, as before. When Redis cannot be read, that turn does too. Framework-free (DatabaseModule
- * provides it), so that its rules are unit-tested.
+ * queries Postgres, as before. When Redis cannot be read, that turn does too. A change that could not be
+ * written to Redis (unreachable from the process that made it, while the others may still read the old
+ * value: a reconnection lagging behind theirs, a partition, a restart) is announced through Postgres
+ * instead ({@link TokenChanges}), and every process forgets what it keeps when it hears it; a process keeps
+ * records only while it listens there, so it cannot miss one. Framework-free (DatabaseModule provides it),
+ * so that its rules are unit-tested.
  */
 export class TokenRecords {
   /** The value {@link kept} belongs to; undefined: none read yet, nothing kept. */
@@ -40,13 +46,19 @@ export class TokenRecords {
   /**
    * @param findActive Postgres' answer (AccessTokensRepository.findActive)
    * @param epochs null without Redis
-   * @param unannounced told of a change {@link changed} could not announce
+   * @param unannounced told of a change {@link changed} could not announce through Redis, with what
+   *   happened instead
+   * @param changes the announcements through Postgres; null where no other process can serve from the
+   *   same database (the embedded one) or nothing is kept (no Redis)
    */
   constructor(
     private readonly findActive: (tokenId: string) => Promise<TokenRecord | undefined>,
     private readonly epochs: Epochs | null,
-    private readonly unannounced: (error: unknown, hint: string) => void,
-  ) {}
+    private readonly unannounced: (error: unknown, hint: string, level: 'warn' | 'error') => void,
+    private readonly changes: TokenChanges | null = null,
+  ) {
+    changes?.subscribe(() => this.forget());
+  }
 
   /** The unexpired token of that id with its user; undefined when revoked, expired or its user deleted. */
   async find(tokenId: string): Promise<TokenRecord | undefined> {
@@ -58,6 +70,8 @@ export class TokenRecords {
       this.forget();
       return this.findActive(tokenId);
     }
+    // Not listening for announcements made through Postgres: one could be missed, so nothing is kept.
+    if (this.changes && !this.changes.listening) return this.findActive(tokenId);
     if (epoch !== this.epoch) {
       this.kept.clear();
       this.epoch = epoch;
@@ -66,7 +80,8 @@ export class TokenRecords {
     const hit = this.kept.get(tokenId);
     if (hit && now < hit.until) return hit.record;
     const record = await this.findActive(tokenId);
-    // Read after `epoch` was: it holds every change announced before. Kept only while that is still current.
+    // Read after `epoch` was: it holds every change announced before. Kept only while that is still current
+    // (an announcement through Postgres, or the listener lost, while it was read forgets `this.epoch`).
     if (record && this.epoch === epoch) {
       if (this.kept.size >= KEPT_MAX) this.kept.clear();
       const expires = record.expires_at?.getTime() ?? Infinity;
@@ -77,17 +92,37 @@ export class TokenRecords {
 
   /**
    * Says that tokens or users changed (a token revoked, a user deleted, their rights or fields changed): call
-   * once the change has committed, before answering. Should Redis refuse, the change still holds in Postgres
-   * and other processes see it within {@link KEPT_MS}; the log says so.
+   * once the change has committed, before answering. Should Redis refuse, the change is announced through
+   * Postgres, and resolves once Postgres has it queued for every listening process; should that fail too,
+   * the change still holds in Postgres and other processes see it within {@link KEPT_MS}; the log says so.
    */
   async changed(): Promise<void> {
     this.forget();
     if (!this.epochs) return;
     try {
       await this.epochs.advance();
+      return;
     } catch (error) {
-      this.unannounced(error, `other processes apply it within ${KEPT_MS / 1000} s`);
+      if (!this.changes) {
+        this.unannounced(error, `other processes apply it within ${KEPT_MS / 1000} s`, 'error');
+        return;
+      }
+      try {
+        await this.changes.announce();
+        this.unannounced(error, 'announced through Postgres instead', 'warn');
+      } catch (fallback) {
+        this.unannounced(
+          error,
+          `nor through Postgres (${fallback instanceof Error ? fallback.message : String(fallback)}): other processes apply it within ${KEPT_MS / 1000} s`,
+          'error',
+        );
+      }
     }
+  }
+
+  /** Stops listening for announcements (at shutdown). */
+  async close(): Promise<void> {
+    await this.changes?.close();
   }
 
   private forget(): void {

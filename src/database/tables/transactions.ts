@@ -21,6 +21,11 @@ export class Transactions {
     if (current.getStore()) return work();
     return this.dataSource.transaction((manager) => current.run(manager, work));
   }
+
+  /** Runs `work` on the pool, outside the transaction open around the caller, if any. */
+  outside<T>(work: () => Promise<T>): Promise<T> {
+    return current.exit(work);
+  }
 }
 
 /** The table's repository, inside the open transaction when there is one. */

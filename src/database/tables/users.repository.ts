@@ -3,6 +3,7 @@ import { tableOf } from '@/database/tables/transactions';
 import { DataSource, Repository } from 'typeorm';
 import { User } from '@/database/tables/users.entity';
 import type { UserFieldValue } from '@/core/project/user-fields';
+import { announceInTransaction } from '@/database/tables/token-changes';
 
 /** A new user's row; `id` and `created_at` come from the database. */
 export interface NewUser {
@@ -53,6 +54,7 @@ export class UsersRepository {
 
   async setAdmin(username: string, isAdmin: boolean): Promise<void> {
     await this.users.update({ username }, { isAdmin });
+    await announceInTransaction(this.users);
   }
 
   async updateProfile(
@@ -61,6 +63,7 @@ export class UsersRepository {
     fields: Record<string, UserFieldValue>,
   ): Promise<void> {
     await this.users.update({ id }, { isAdmin, fields });
+    await announceInTransaction(this.users);
   }
 
   async setPasswordHash(id: string, passwordHash: string): Promise<void> {
@@ -70,6 +73,8 @@ export class UsersRepository {
   /** True when a user of that name existed. Their tokens go with them (foreign key cascade). */
   async deleteByUsername(username: string): Promise<boolean> {
     const result = await this.users.delete({ username });
-    return (result.affected ?? 0) > 0;
+    const deleted = (result.affected ?? 0) > 0;
+    if (deleted) await announceInTransaction(this.users);
+    return deleted;
   }
 }

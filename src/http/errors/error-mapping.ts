@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { DomainError, ErrorCode, ModelFailedError, STATUS_OF } from '@/core/errors';
-import { isUnavailable } from '@/http/errors/unavailable';
+import { isDiskFull, isUnavailable } from '@/http/errors/unavailable';
 import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '@/http/input/json-depth';
 import { FORM_LIMITS, isPostgresDataException } from '@/http/input/input-limits';
 
@@ -42,6 +42,17 @@ interface ParserError {
  * engine said (others get a sentence with nothing of the project's SQL or data in it).
  */
 export function describeError(error: unknown, forAdmin = false): ErrorReply {
+  // A failed build keeps its documented 500 `build_failed` (its history says why); a request is answered 503.
+  const domain = error instanceof DomainError && !(error instanceof ModelFailedError);
+  if (!domain && isDiskFull(error)) {
+    return {
+      status: 503,
+      code: 'not_ready',
+      message: 'The server has no disk space left for this request; try again shortly',
+      retryAfterSeconds: 30,
+      unexpected: false,
+    };
+  }
   if (error instanceof ModelFailedError && !forAdmin) {
     return {
       status: STATUS_OF[error.code],
