@@ -160,6 +160,31 @@ describe('a connection dropped in the middle of an action', () => {
     );
   });
 
+  it('an embedding revocation whose audit row cannot be written: 503, not revoked, the refusal audited', async () => {
+    const issued = await api.request('POST', `${P}/embed-tokens`, {
+      token: admin,
+      json: { dataset: 'expenses_by_month' },
+    });
+    expect(issued.status).toBe(201);
+    const { id, token } = issued.body as { id: string; token: string };
+    const reply = await dropMidAction('audit_events', /INSERT INTO "audit_events"/, () =>
+      api.request('DELETE', `${P}/embed-tokens/${id}`, { token: admin }),
+    );
+    expectRetryLater(reply);
+    // The revocation's row went with its transaction: the token still opens its item.
+    expect(
+      (await db.query('SELECT 1 FROM embed_revocations WHERE token_id = $1', [id])).rowCount,
+    ).toBe(0);
+    expect((await api.get(`${P}/datasets/expenses_by_month/results`, token)).status).toBe(200);
+    expect(await auditRows('embed_token.revoke', id)).toEqual([
+      { outcome: 'failure', details: { error: 'not_ready' } },
+    ]);
+    expect((await api.request('DELETE', `${P}/embed-tokens/${id}`, { token: admin })).status).toBe(
+      200,
+    );
+    expect((await api.get(`${P}/datasets/expenses_by_month/results`, token)).status).toBe(401);
+  });
+
   it('the server answered no 500 through all of it', () => {
     const fiveHundreds = t.server.logs.filter(
       (line) => line.msg === 'request' && Number(line.status) >= 500 && line.status !== 503,

@@ -5,7 +5,7 @@ import { signEmbedToken } from '@/auth/embed-tokens.service';
 import { JwtKeys } from '@/auth/jwt-keys';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
 import { SECRETS, type Secrets } from '@/config/secrets';
-import type { AdminCaller } from '@/core/caller';
+import { auditActor, type AdminCaller } from '@/core/caller';
 import {
   embedCaller,
   isTokenId,
@@ -103,7 +103,9 @@ export class EmbeddingService {
     }
     const until = new Date(Date.now() + (this.config.embedding.maxMinutes * 60 + 60) * 1000);
     await this.revocations.prune();
-    await this.revocations.revoke(id, admin.username, until);
-    await this.audit.recordBy(admin, 'embed_token.revoke', id, {});
+    // The revocation and its audit row commit together, or the refusal is audited (a dropped connection).
+    await this.audit.act(auditActor(admin), 'embed_token.revoke', id, () =>
+      this.revocations.revoke(id, admin.username, until),
+    );
   }
 }

@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, LessThan, Repository } from 'typeorm';
 import { EmbedRevocation } from '@/database/tables/embed-revocations.entity';
+import { tableOf } from '@/database/tables/transactions';
 
 /** The `embed_revocations` table: embedding tokens that no longer open anything. */
 @Injectable()
 export class EmbedRevocationsRepository {
-  private readonly revocations: Repository<EmbedRevocation>;
-
-  constructor(dataSource: DataSource) {
-    this.revocations = dataSource.getRepository(EmbedRevocation);
+  /** The table, in the transaction being run (Transactions.run) when there is one. */
+  private get revocations(): Repository<EmbedRevocation> {
+    return tableOf(this.dataSource, EmbedRevocation);
   }
+
+  constructor(private readonly dataSource: DataSource) {}
 
   /** Read on every request of an embedding that names an id, so a revocation holds at once everywhere. */
   async isRevoked(tokenId: string): Promise<boolean> {
