@@ -37,11 +37,7 @@ describe('a refused credential is refused alike at every door', () => {
     >;
     refused = [
       ['a forged signature', `${head}.${payload}.${'A'.repeat(43)}`, INVALID],
-      [
-        'an expired token',
-        signJwt({ ...claims, exp: now - 10 }, t.env.JWT_SECRET),
-        INVALID,
-      ],
+      ['an expired token', signJwt({ ...claims, exp: now - 10 }, t.env.JWT_SECRET), INVALID],
       ['a revoked named token', namedToken, INVALID],
       ['an unsigned token', signJwt({ ...claims }, '', { alg: 'none', typ: 'JWT' }), INVALID],
       [
