@@ -27,6 +27,15 @@ const CASES: [string, boolean][] = [
   ['＝1', false],
   ['é=', false],
   ['[=1, 2]', false],
+  // Beside the SQL's first test's ranges (up to the space, `+` to `-`, `=` to `@`): in or out, no formula.
+  [',1', false],
+  ['>1', false],
+  ['?1', false],
+  ['!1', false],
+  ['*1', false],
+  ['.1', false],
+  ['<1', false],
+  ['A', false],
 ];
 
 describe('CSV cells a spreadsheet cannot run (OWASP, "CSV Injection")', () => {
