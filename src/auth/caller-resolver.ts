@@ -24,16 +24,22 @@ export class CallerResolver {
     private readonly sso: SsoService,
   ) {}
 
-  async resolve(credential: Credential): Promise<Caller> {
+  /**
+   * Not `async`: a cached read resolves a Drey token on every request, and each `async` layer between the
+   * guard and the token's row is one more promise to settle (the resolver hands the inner promise on).
+   */
+  resolve(credential: Credential): Promise<Caller> {
     switch (credential.kind) {
       case 'none':
-        return ANONYMOUS;
+        return Promise.resolve(ANONYMOUS);
       case 'identity-headers':
-        return (await this.sso.fromHeaders(credential.request)) ?? ANONYMOUS;
+        return this.sso.fromHeaders(credential.request).then((caller) => caller ?? ANONYMOUS);
       case 'embed-link':
         if (!this.embeds.isEmbedToken(credential.token)) {
-          throw new InvalidTokenError(
-            'x_embed_token carries embedding tokens only: send other tokens as Authorization: Bearer',
+          return Promise.reject(
+            new InvalidTokenError(
+              'x_embed_token carries embedding tokens only: send other tokens as Authorization: Bearer',
+            ),
           );
         }
         return this.embeds.callerOf(credential.token);

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import passport, { Strategy } from 'passport';
 import { CallerResolver } from '@/auth/caller-resolver';
 import { credentialOf } from '@/auth/credentials';
+import type { Caller } from '@/core/caller';
 
 /** passport's name for {@link CallerStrategy}. */
 export const CALLER_STRATEGY = 'caller';
@@ -19,14 +20,14 @@ class ResolverStrategy extends Strategy {
   }
 
   override authenticate(request: Request): void {
-    let credential;
+    let resolved: Promise<Caller>;
     try {
-      credential = credentialOf(request);
+      resolved = this.resolver.resolve(credentialOf(request));
     } catch (error) {
       this.error(error);
       return;
     }
-    this.resolver.resolve(credential).then(
+    resolved.then(
       (caller) => this.success(caller),
       (error: unknown) => this.error(error as Error),
     );

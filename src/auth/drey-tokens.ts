@@ -41,18 +41,26 @@ export class DreyTokens {
     this.keys = new JwtKeys(secrets);
   }
 
-  async callerOf(token: string): Promise<Caller> {
-    const { claims, acceptedUntil } = this.verified.get(token) ?? (await this.verify(token));
+  /** Not `async` on the way of a token already checked: see CallerResolver.resolve. */
+  callerOf(token: string): Promise<Caller> {
+    const verified = this.verified.get(token);
+    if (verified === undefined)
+      return this.verify(token).then((checked) => this.use(token, checked));
+    return this.use(token, verified);
+  }
+
+  private use(token: string, { claims, acceptedUntil }: Verified): Promise<Caller> {
     // As jose and jsonwebtoken decide it: expired from the second `exp` names.
     const expired = claims.exp !== undefined && Math.floor(Date.now() / 1000) >= claims.exp;
     // A previous secret's token was checked while it was accepted; no longer, however often it was seen.
     if (expired || (acceptedUntil !== undefined && Date.now() >= acceptedUntil)) {
       this.verified.delete(token);
-      throw new InvalidTokenError();
+      return Promise.reject(new InvalidTokenError());
     }
-    const caller = await this.tokens.callerOf(claims);
-    if (!caller) throw new InvalidTokenError();
-    return caller;
+    return this.tokens.callerOf(claims).then((caller) => {
+      if (!caller) throw new InvalidTokenError();
+      return caller;
+    });
   }
 
   private async verify(token: string): Promise<Verified> {
