@@ -298,23 +298,22 @@ describe('refused MCP calls', () => {
       },
     );
 
+    /** A tools/call POSTed as the administrator without a client, for what no client would send. */
+    const toolsCallByHand = (id: number, params: unknown) =>
+      fetch(`${t.url}${P}/mcp`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${admin}`,
+          Accept: 'application/json, text/event-stream',
+          'Content-Type': 'application/json',
+          'MCP-Protocol-Version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+      });
+
     it('refuses a body nested past the JSON depth bound at the HTTP door, as every route', async () => {
       for (const refused of REFUSED.filter((r) => r.httpDoor)) {
-        const reply = await fetch(`${t.url}${P}/mcp`, {
-          method: 'POST',
-          headers: {
-            Authorization: `Bearer ${admin}`,
-            Accept: 'application/json, text/event-stream',
-            'Content-Type': 'application/json',
-            'MCP-Protocol-Version': '2025-11-25',
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 7,
-            method: 'tools/call',
-            params: { name: refused.tool, arguments: refused.args },
-          }),
-        });
+        const reply = await toolsCallByHand(7, { name: refused.tool, arguments: refused.args });
         expect(reply.status).toBe(400);
         expect(await reply.json()).toMatchObject({ statusCode: 400 });
       }
@@ -323,21 +322,7 @@ describe('refused MCP calls', () => {
     it('audits a tools/call whose envelope the SDK refuses, sent by hand', async () => {
       const rowsBefore = (await auditRows(api, admin, 'admin')).length;
       const countsBefore = await toolCalls(api, admin);
-      const reply = await fetch(`${t.url}${P}/mcp`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${admin}`,
-          Accept: 'application/json, text/event-stream',
-          'Content-Type': 'application/json',
-          'MCP-Protocol-Version': '2025-11-25',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 8,
-          method: 'tools/call',
-          params: { name: 42, arguments: 'none' },
-        }),
-      });
+      const reply = await toolsCallByHand(8, { name: 42, arguments: 'none' });
       expect(reply.status).toBe(200);
       expect(await reply.text()).toContain('"error"');
       const rows = await auditRows(api, admin, 'admin');
