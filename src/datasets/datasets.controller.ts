@@ -14,11 +14,10 @@ import { CURRENT } from '@/http/routes';
 import { FastRoute } from '@/http/fast-route/fast-route.decorator';
 import { Selections } from '@/http/input/selections.decorator';
 import { resultWants } from '@/datasets/datasets.mapper';
-import { DatasetsService } from '@/datasets/datasets.service';
-import { toHttp } from '@/datasets/results/result-reply';
+import { DatasetReplies } from '@/datasets/dataset-replies';
+import type { ReplyWants } from '@/datasets/dataset-replies';
 import type { HttpReply } from '@/http/reply/http-reply';
 import { Wants } from '@/datasets/wants.decorator';
-import type { ReplyWants } from '@/datasets/datasets.service';
 import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
@@ -36,20 +35,20 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 @ApiErrors(...COMMON_ERRORS, 400, 403, 406, 429)
 @Controller(CURRENT)
 export class DatasetsController {
-  constructor(private readonly datasets: DatasetsService) {}
+  constructor(private readonly replies: DatasetReplies) {}
 
   /** A dataset's rows for the given selections; x_orientation, x_select, x_limit, x_offset shape them. */
   @Get('datasets/:dataset/results')
   @FastRoute()
   @ApiDatasetResult('current', true)
   @ApiSelections('results', 'get')
-  async results(
+  results(
     @CurrentCaller() caller: Caller,
     @Param('dataset') name: string,
     @Selections() request: ParameterRequest,
     @Wants(resultWants) wants: ReplyWants,
   ): Promise<HttpReply> {
-    return toHttp(await this.datasets.reply(caller, name, request, wants));
+    return this.replies.reply(caller, name, request, wants);
   }
 
   // The GET with the selections in a JSON body; a POST is not conditional (no 304).

@@ -15,11 +15,10 @@ import { LEGACY } from '@/legacy/routes';
 import { FastRoute } from '@/http/fast-route/fast-route.decorator';
 import { Selections } from '@/http/input/selections.decorator';
 import { legacyResultWants } from '@/legacy/datasets';
-import { DatasetsService } from '@/datasets/datasets.service';
-import { toHttp } from '@/datasets/results/result-reply';
+import { DatasetReplies } from '@/datasets/dataset-replies';
+import type { ReplyWants } from '@/datasets/dataset-replies';
 import type { HttpReply } from '@/http/reply/http-reply';
 import { Wants } from '@/datasets/wants.decorator';
-import type { ReplyWants } from '@/datasets/datasets.service';
 import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
@@ -33,21 +32,20 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 @ApiLegacyErrors(...COMMON_ERRORS, 400, 403, 406, 429)
 @Controller(LEGACY)
 export class DatasetsLegacyController {
-  constructor(private readonly datasets: DatasetsService) {}
+  constructor(private readonly replies: DatasetReplies) {}
 
   /** Every row of a dataset as records, with the schema's `dimensions`. */
   @Get('dataset/:name')
   @FastRoute()
   @ApiDatasetResult('legacy', true)
   @ApiSelections('legacyResults', 'get')
-  async results(
+  results(
     @CurrentCaller() caller: Caller,
     @Param('name') name: string,
     @Selections(LEGACY_SELECTIONS) request: ParameterRequest,
     @Wants(legacyResultWants) wants: ReplyWants,
   ): Promise<HttpReply> {
-    const reply = await this.datasets.reply(caller, hyphensForUnderscores(name), request, wants);
-    return toHttp(reply);
+    return this.replies.reply(caller, hyphensForUnderscores(name), request, wants);
   }
 
   // The GET with the selections in a JSON body; a POST is not conditional (no 304).

@@ -4,38 +4,28 @@ import { callerView, requireScope } from '@/core/scope';
 import { embedRequest } from '@/core/embed';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
-import { currentRequest } from '@/http/request/request-context';
-import { KeptBody } from '@/http/reply/http-reply';
-import type { Page } from '@/cache/tiered-cache';
 import { ResultTooLargeError } from '@/core/errors';
 import { Answer, DatasetResultCache } from '@/datasets/results/dataset-result-cache';
 import type { CachedRun } from '@/datasets/results/result-codec';
-import { checkSelect, pageJson, wholeJson } from '@/datasets/results/result-json';
 import {
   callerParts,
   canonicalSelections,
-  etagMatches,
-  etagOf,
-  pageKey,
   resultKeyText,
   storeKey,
 } from '@/datasets/results/result-keys';
-import { parseResultOptions, ResultOptions } from '@/datasets/results/result-options';
-import type { ResultReply } from '@/datasets/results/result-reply';
-import { HeldRows, SchemaField, schemaFields } from '@/datasets/results/result-shape';
-import { encodeRows, exportSelect } from '@/datasets/results/result-streams';
-import { EXTENSIONS } from '@/engine/export/export-sql';
-import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
 import {
-  CONTENT_TYPES,
-  ResultFormat,
-  chooseCsvFormulas,
-  chooseFormat,
-} from '@/datasets/results/stream-formats';
+  HeldRows,
+  SchemaField,
+  checkSelect,
+  schemaFields,
+  shapeResult,
+} from '@/datasets/results/result-shape';
+import { encodeRows } from '@/datasets/results/result-streams';
+import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
 import type { CompiledDataset } from '@/engine/compile';
 import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
-import type { QueryResult, RowWindow } from '@/engine/query/query-result';
+import type { JsonValue, QueryResult, RowWindow } from '@/engine/query/query-result';
 import { ParametersService } from '@/parameter-widgets/parameters.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
@@ -43,31 +33,14 @@ import { findItem } from '@/core/project/items';
 import { DatasetSpec, Project, findModel } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
-/**
- * How a result is answered: `paged` reads the request's x_* built-ins (x_orientation, x_select, x_limit,
- * x_offset shape a JSON page; x_select picks an export's columns); `whole` answers every row as records
- * with the schema's `dimensions`, within the cap of one response, and reads no built-in.
- */
-export type ResultShape = 'paged' | 'whole';
-
-/** What the request asks of the reply besides its selections. */
-export interface ReplyWants {
-  /** The format `Accept` asks for; undefined when it names none served here (a 406 without x_format). */
-  format: ResultFormat | undefined;
-  shape: ResultShape;
-  /** `If-None-Match` of a GET; answered with 304 when it names the result's current ETag. */
-  ifNoneMatch?: string;
-}
-
-/** A request checked against the dataset's scope, with its selections validated and canonical. */
-interface Resolved {
+/** A read checked against the dataset's scope, with its selections validated and canonical. */
+export interface ResultRead {
   dataset: DatasetSpec;
   selections: SelectionValues;
   view: CallerView;
   /**
    * The dataset's statement for these selections, compiled at the first call and reused by every query
-   * of the request (its first rows, count, page or export); a request answered from the cache compiles
-   * nothing.
+   * of the read (its first rows, count, page or export); a read answered from the cache compiles nothing.
    */
   compiled: () => CompiledDataset;
   /**
@@ -75,6 +48,42 @@ interface Resolved {
    * which runs within the slot of its render.
    */
   owner: string | null;
+}
+
+/** What keys a read on a build (see {@link resultKeyText}). */
+export interface ResultKey {
+  buildId: string;
+  keyText: string;
+  /** False for results that must not be reused (see {@link Engine.datasetReads}). */
+  cacheable: boolean;
+}
+
+/** A read keyed on the build it is served from, whose environment the caller holds. */
+export interface KeyedRead extends ResultRead, ResultKey {
+  environment: Environment;
+}
+
+/**
+ * The rows a window asks of a result, as the cache gave them: `run` holds the whole result when it is kept
+ * whole, else that page of it, and `held` says which rows it holds (undefined: the whole result).
+ */
+export interface ResultPage {
+  run: CachedRun;
+  held?: HeldRows;
+}
+
+/** Which rows and columns of a result a caller reads. */
+export interface RowsWanted extends RowWindow {
+  /** Column names to keep, in the order asked; empty keeps every column. */
+  columns: string[];
+}
+
+/** A dataset's rows for a caller and a selection: the columns read, the window's rows and the total. */
+export interface DatasetRows {
+  columns: SchemaField[];
+  rows: JsonValue[][];
+  /** Rows of the whole result, before the window. */
+  total: number;
 }
 
 /**
@@ -87,16 +96,13 @@ export const WHOLE_RESULT_ROWS = 10_000;
 /** A result as the cache gave it (see {@link CachedRun}), with how it was found. */
 type Summary = CachedRun & { answer: Answer };
 
-/** A resolved request keyed on the build it is served from. */
-interface Keyed extends Resolved {
-  buildId: string;
-  /** See {@link resultKeyText}. */
-  keyText: string;
-  /** False for results that must not be reused (see {@link Engine.datasetReads}). */
-  cacheable: boolean;
-  environment: Environment;
-}
-
+/**
+ * The results reader: a dataset's rows, columns and totals for a caller and a selection, from the results
+ * cache (one query shared by every identical read running at the time) or the engine, and its exports'
+ * chunks. It speaks rows, never HTTP: the HTTP replies (bytes, ETags, 304s, compression, streaming) are
+ * made beside the controllers (dataset-replies.ts); MCP and dashboards read rows here. Whose query slots a
+ * read takes is an argument (the caller's address), not read from the request being served.
+ */
 @Injectable()
 export class DatasetsService {
   /** The project being served now (a build may replace it): read per use, never kept. */
@@ -118,133 +124,111 @@ export class DatasetsService {
   private readonly slots: CallerSlots;
 
   /**
-   * A dataset's result (`name` as configured): a kept response when the same request
-   * was answered on this build, else a page cut from the cached result, else one query shared by every
-   * identical request running at the time. A result of more than {@link WHOLE_RESULT_ROWS} rows is not
-   * kept whole: its row count is, and each page is read with LIMIT/OFFSET and kept apart. CSV and NDJSON
-   * stream every row instead (not cached).
+   * A dataset's rows for `caller` (`name` as configured) and the selections of `request`: the window
+   * asked, in the columns asked, with the result's total. `address` is the client's, whose slots an
+   * anonymous caller's uncached query takes.
    */
-  async reply(
+  async rows(
     caller: Caller,
     name: string,
     request: ParameterRequest,
-    wants: ReplyWants,
-  ): Promise<ResultReply> {
-    // x_format wins over Accept, and names a download (Content-Disposition).
-    const { format, named } = chooseFormat(request.builtins.x_format, wants.format);
-    // Both layouts, whatever the format: a wrong value is a 400 wherever it is sent.
-    const csvFormulas = chooseCsvFormulas(request.builtins.x_csv_formulas);
-    if (format !== 'json') {
-      // Every row, in the columns x_select names (decisions.md, "Results"); the legacy layout's whole
-      // result reads no built-in.
-      const select = exportSelect(
-        wants.shape === 'paged' ? request.builtins : {},
-        this.config.maxResultRows,
-      );
-      const resolved = await this.resolve(caller, name, request);
-      return this.exportReply(resolved, format, select, csvFormulas);
-    }
-    const options = this.jsonOptions(request, wants.shape);
-    const resolved = await this.resolve(caller, name, request);
-    const reply =
-      this.keptReply(resolved, wants, options) ??
-      (await this.withBuild(resolved, (keyed) => {
-        const page = pageKey(keyed.keyText, wants.shape, options);
-        return Promise.resolve(
-          this.keptPage(keyed, page, wants.ifNoneMatch) ??
-            this.freshPage(keyed, page, options, wants.ifNoneMatch),
-        );
-      }));
-    return named && reply.kind !== 'not-modified'
-      ? { ...reply, filename: `${resolved.dataset.name}.json` }
-      : reply;
-  }
-
-  /** The shaping and paging built-ins of a paged result; none for a whole one (every row). */
-  private jsonOptions(request: ParameterRequest, shape: ResultShape): ResultOptions | null {
-    return shape === 'paged'
-      ? parseResultOptions(request.builtins, this.config.maxResultRows)
-      : null;
+    wanted: RowsWanted,
+    address: string | undefined,
+  ): Promise<DatasetRows> {
+    const read = await this.resolve(caller, name, request, address);
+    const { run, held } = await this.withBuild(read, (keyed) =>
+      this.page(keyed, wanted, wanted.columns),
+    );
+    const { offset, limit, columns: select } = wanted;
+    const shaped = shapeResult(
+      run.result,
+      run.fields,
+      { orientation: 'rows', select, offset, limit },
+      held,
+    );
+    return {
+      columns: shaped.schema.fields,
+      rows: shaped.data as JsonValue[][],
+      total: shaped.total_num_rows,
+    };
   }
 
   /**
-   * The response kept for this request on the build being served, found without holding that build (no
-   * lease, no promise): a hit runs no query, so it puts no rows under any key, and it reads the build's id
-   * as a lease would. Undefined on a miss, and while a build another process switched in is not followed
-   * yet (then {@link withBuild} follows it). In the profile of bench/cpu-per-request.js
-   * (node --cpu-prof) the cached read spent 7.1% of its busy CPU in withBuild (the lease, its promises, the
-   * pointer's stat); 2.5% here.
+   * A read of `name` for `caller` and the selections of `request`: the dataset found and its scope
+   * checked, the selections validated, defaulted, cascaded and made canonical. Nothing is run yet.
    */
-  private keptReply(
-    resolved: Resolved,
-    wants: ReplyWants,
-    options: ResultOptions | null,
-  ): ResultReply | undefined {
+  async resolve(
+    caller: Caller,
+    name: string,
+    request: ParameterRequest,
+    address: string | undefined,
+  ): Promise<ResultRead & { owner: string }> {
+    const dataset = findItem(this.project, 'dataset', name, caller);
+    requireScope(dataset.scope, caller, `the dataset "${dataset.name}"`);
+    const catalog = await this.parameters.catalog();
+    const view = callerView(caller);
+    const selections = canonicalSelections(
+      catalog,
+      catalog.selections(
+        dataset.parameters,
+        embedRequest(caller, dataset.parameters, request),
+        view,
+      ),
+    );
+    let compiled: CompiledDataset | undefined;
+    return {
+      dataset,
+      selections,
+      view,
+      compiled: () => (compiled ??= this.engine.compileDataset(dataset, selections, view)),
+      owner: slotOwner(caller.username, address),
+    };
+  }
+
+  /**
+   * The key of a read on the build being served, found without holding that build (no lease, no
+   * promise), for what is kept per result and served without a query; undefined while a build another
+   * process switched in is not followed yet (then {@link withBuild} follows it).
+   */
+  keyNow(read: ResultRead): ResultKey | undefined {
     const buildId = this.engine.freshBuildId();
-    if (buildId === undefined) return undefined;
-    const key = this.keyOf(resolved, buildId);
-    if (!key.cacheable) return undefined;
-    const page = pageKey(key.keyText, wants.shape, options);
-    return this.keptPage({ dataset: resolved.dataset, ...key }, page, wants.ifNoneMatch);
+    return buildId === undefined ? undefined : this.keyOf(read, buildId);
   }
 
-  private keptPage(
-    keyed: Pick<Keyed, 'dataset' | 'cacheable'>,
-    page: string,
-    ifNoneMatch?: string,
-  ): ResultReply | undefined {
-    if (!keyed.cacheable) return undefined;
-    const kept = this.cache.page(keyed.dataset.name, page);
-    if (!kept) return undefined;
-    if (etagMatches(ifNoneMatch, kept.etag)) return { kind: 'not-modified', etag: kept.etag };
-    return { kind: 'body', body: kept.body, etag: kept.etag, kept: this.keptBody(page, kept) };
-  }
-
-  /** A kept page as the writer takes it: the compressed forms it makes are kept and counted with it. */
-  private keptBody(pageKey: string, page: Page): KeptBody {
-    return new KeptBody(page, 'body', () => this.cache.keepPage(pageKey, page));
-  }
-
-  private async freshPage(
-    keyed: Keyed,
-    page: string,
-    options: ResultOptions | null,
-    ifNoneMatch?: string,
-  ): Promise<ResultReply> {
-    // Results that may change between runs have no ETag: their next bytes may differ.
-    const etag = keyed.cacheable ? etagOf(page) : undefined;
-    if (etag && etagMatches(ifNoneMatch, etag)) return { kind: 'not-modified', etag };
-    const json = options ? await this.pagedBody(keyed, options) : await this.wholeBody(keyed);
-    if (typeof json !== 'string') {
-      return { kind: 'stream', contentType: CONTENT_TYPES.json, chunks: json, etag };
+  /**
+   * Holds the environment being served while `work` keys and runs the read on it, so that a build
+   * switching in meanwhile cannot put its rows under the previous build's key.
+   */
+  async withBuild<T>(read: ResultRead, work: (keyed: KeyedRead) => Promise<T>): Promise<T> {
+    const lease = await this.engine.acquireEnvironment();
+    try {
+      return await work(this.keyedOn(read, lease.environment));
+    } finally {
+      lease.release();
     }
-    if (!etag) return { kind: 'body', body: json };
-    const kept: Page = { body: Buffer.from(json), etag };
-    this.cache.keepPage(page, kept);
-    return { kind: 'body', body: kept.body, etag, kept: this.keptBody(page, kept) };
   }
 
-  private async pagedBody(
-    keyed: Keyed,
-    options: ResultOptions,
-  ): Promise<string | Iterable<string>> {
+  /**
+   * The rows `window` asks of a keyed read: the whole result when it is kept whole, else that page of it
+   * (read and kept apart). `select` names columns that must exist, checked before a page of a large
+   * result is read, so that a wrong name runs no query. Counts the read's answer once.
+   */
+  async page(keyed: KeyedRead, window: RowWindow, select: string[]): Promise<ResultPage> {
     const summary = await this.summary(keyed);
     try {
-      checkSelect(summary, options);
+      checkSelect(summary, select);
     } catch (error) {
       this.cache.answered(keyed.dataset.name, summary.answer);
       throw error;
     }
-    const { run, held } = await this.rows(keyed, summary, options);
-    return pageJson(run, options, held);
+    return this.rowsOf(keyed, summary, window);
   }
 
   /**
-   * Every row, within the cap of one page: a larger result is a 400 carrying its size and the cap, which
-   * the layout that asked words (the legacy layout, the only one that asks for whole results, names the
-   * ways to read every row).
+   * Every row, within the cap of one response: a larger result is a 400 carrying its size and the cap,
+   * which the layout that asked words.
    */
-  private async wholeBody(keyed: Keyed): Promise<string | Iterable<string>> {
+  async whole(keyed: KeyedRead): Promise<CachedRun> {
     const summary = await this.summary(keyed);
     const total = summary.total ?? summary.result.rows.length;
     const max = this.config.maxResultRows;
@@ -252,19 +236,14 @@ export class DatasetsService {
       this.cache.answered(keyed.dataset.name, summary.answer);
       throw new ResultTooLargeError(total, max);
     }
-    const { run } = await this.rows(keyed, summary, { offset: 0, limit: total });
-    return wholeJson(run);
+    return (await this.rowsOf(keyed, summary, { offset: 0, limit: total })).run;
   }
 
   /**
    * The rows `window` asks of a result: the whole result when it is kept whole, else that page of it (read
-   * and kept apart), none when the window holds no row. Counts the request's answer once.
+   * and kept apart), none when the window holds no row. Counts the read's answer once.
    */
-  private async rows(
-    keyed: Keyed,
-    summary: Summary,
-    window: RowWindow,
-  ): Promise<{ run: CachedRun; held?: HeldRows }> {
+  private async rowsOf(keyed: KeyedRead, summary: Summary, window: RowWindow): Promise<ResultPage> {
     const { dataset, environment } = keyed;
     const total = summary.total;
     const limit = total === undefined ? 0 : Math.min(window.limit, total - window.offset);
@@ -292,52 +271,9 @@ export class DatasetsService {
     this.cache.answered(dataset.name, answer);
     return { run: value, held: { offset, total } };
   }
-  private async resolve(
-    caller: Caller,
-    name: string,
-    request: ParameterRequest,
-  ): Promise<Resolved & { owner: string }> {
-    const dataset = findItem(this.project, 'dataset', name, caller);
-    requireScope(dataset.scope, caller, `the dataset "${dataset.name}"`);
-    const catalog = await this.parameters.catalog();
-    const view = callerView(caller);
-    const selections = canonicalSelections(
-      catalog,
-      catalog.selections(
-        dataset.parameters,
-        embedRequest(caller, dataset.parameters, request),
-        view,
-      ),
-    );
-    let compiled: CompiledDataset | undefined;
-    return {
-      dataset,
-      selections,
-      view,
-      compiled: () => (compiled ??= this.engine.compileDataset(dataset, selections, view)),
-      owner: slotOwner(caller.username, currentRequest()?.address),
-    };
-  }
 
-  /**
-   * Holds the environment being served while `work` keys and runs the request on it, so that a build
-   * switching in meanwhile cannot put its rows under the previous build's key.
-   */
-  private async withBuild<T>(resolved: Resolved, work: (keyed: Keyed) => Promise<T>): Promise<T> {
-    const lease = await this.engine.acquireEnvironment();
-    try {
-      return await work(this.keyedOn(resolved, lease.environment));
-    } finally {
-      lease.release();
-    }
-  }
-
-  /** What keys a resolved request on a build (see {@link resultKeyText}). */
-  private keyOf(
-    resolved: Resolved,
-    buildId: string,
-  ): Pick<Keyed, 'buildId' | 'keyText' | 'cacheable'> {
-    const { dataset, selections, view } = resolved;
+  private keyOf(read: ResultRead, buildId: string): ResultKey {
+    const { dataset, selections, view } = read;
     const reads = this.engine.datasetReads(dataset);
     const caller = callerParts(view, reads.caller);
     return {
@@ -347,9 +283,9 @@ export class DatasetsService {
     };
   }
 
-  /** A resolved request keyed on the environment it runs on. */
-  private keyedOn(resolved: Resolved, environment: Environment): Keyed {
-    return { ...resolved, ...this.keyOf(resolved, environment.id), environment };
+  /** A read keyed on the environment it runs on. */
+  private keyedOn(read: ResultRead, environment: Environment): KeyedRead {
+    return { ...read, ...this.keyOf(read, environment.id), environment };
   }
 
   /**
@@ -381,7 +317,7 @@ export class DatasetsService {
     );
     const max = this.config.maxResultRows;
     const summary = await this.summary(keyed);
-    const { run } = await this.rows(keyed, summary, { offset: 0, limit: max });
+    const { run } = await this.rowsOf(keyed, summary, { offset: 0, limit: max });
     const total = summary.total ?? summary.result.rows.length;
     const rows = run.result.rows.length > max ? run.result.rows.slice(0, max) : run.result.rows;
     return { ...run.result, rows, truncated: total > max };
@@ -392,7 +328,7 @@ export class DatasetsService {
     return owner === null ? work() : this.slots.run('query', owner, work);
   }
 
-  private storeKeyOf(keyed: Keyed): string {
+  private storeKeyOf(keyed: KeyedRead): string {
     return storeKey(keyed.buildId, keyed.dataset.name, keyed.keyText);
   }
 
@@ -401,7 +337,7 @@ export class DatasetsService {
    * limit, the common case), else its columns and row count: the rows it read are let go and each page is
    * read on its own, so that memory never holds a large result.
    */
-  private async summary(keyed: Keyed): Promise<Summary> {
+  private async summary(keyed: KeyedRead): Promise<Summary> {
     const { dataset, environment } = keyed;
     const { value, answer } = await this.cache.get(
       dataset.name,
@@ -421,19 +357,19 @@ export class DatasetsService {
   }
 
   /**
-   * An export: written by DuckDB's own writers ({@link Engine.exportDataset}), or, for a dataset on an
-   * external connection, CSV or NDJSON encoded from its rows. The slot is taken when the first chunk is
-   * read (a refusal is still answered as a 429 then, and so is a failure while writing, in the layout's
-   * shape) and held until the last one is sent or the client goes away.
+   * An export's chunks: written by DuckDB's own writers ({@link Engine.exportDataset}), or, for a dataset
+   * on an external connection, CSV or NDJSON encoded from its rows, in the columns `select` names. The
+   * caller's export slot is taken when the first chunk is read (a refusal is thrown then, and so is a
+   * failure while writing) and held until the last one is read or the reader stops.
    */
-  private exportReply(
-    resolved: Resolved & { owner: string },
+  exportChunks(
+    read: ResultRead & { owner: string },
     format: ExportFormat,
     select: string[],
     csvFormulas: CsvFormulas,
-  ): ResultReply {
-    const { dataset } = resolved;
-    const compiled = resolved.compiled();
+  ): AsyncIterable<Uint8Array | string> {
+    const { dataset } = read;
+    const compiled = read.compiled();
     const fromRows =
       compiled.target.kind === 'connection' && (format === 'csv' || format === 'ndjson');
     const chunks = fromRows
@@ -446,12 +382,7 @@ export class DatasetsService {
       : this.cache.exported(dataset.name, () =>
           this.engine.exportDataset(compiled, { format, select, name: dataset.name, csvFormulas }),
         );
-    return {
-      kind: 'stream',
-      contentType: CONTENT_TYPES[format],
-      filename: `${dataset.name}.${EXTENSIONS[format]}`,
-      chunks: this.slots.stream('export', resolved.owner, chunks),
-    };
+    return this.slots.stream('export', read.owner, chunks);
   }
 
   private fieldsOf(dataset: DatasetSpec, result: QueryResult): SchemaField[] {

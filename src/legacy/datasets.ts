@@ -7,8 +7,9 @@ import type { ColumnType } from '@/core/project/project';
 export function legacyResultWants<Format extends string | undefined>(
   format: Format,
   ifNoneMatch?: string,
-): { format: Format; shape: 'whole'; ifNoneMatch?: string } {
-  return { format, shape: 'whole', ifNoneMatch };
+  address?: string,
+): { format: Format; shape: 'whole'; ifNoneMatch?: string; address?: string } {
+  return { format, shape: 'whole', ifNoneMatch, address };
 }
 
 /** What the legacy result reads of a query result (engine/query/query-result.ts's QueryResult). */

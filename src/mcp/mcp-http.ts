@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Caller } from '@/core/caller';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 import { McpService } from '@/mcp/mcp.service';
+import { clientAddress } from '@/http/request/client-address';
 import { refusedCaller } from '@/mcp/mcp-origin';
 import { McpProtectedResource } from '@/mcp/mcp-protected-resource';
 
@@ -42,7 +43,7 @@ export class McpHttp {
       );
     }
     const node = request as Request & { auth?: AuthInfo };
-    node.auth = McpService.authInfo(caller);
+    node.auth = McpService.authInfo(caller, clientAddress(request));
     // Express' JSON parser has read the body (within BODY_LIMIT_BYTES and the JSON depth bound).
     await this.node(node, response, request.body as unknown);
   }

@@ -12,7 +12,6 @@ import { CatalogService } from '@/catalog/catalog.service';
 import { ParametersService } from '@/parameter-widgets/parameters.service';
 import { ParameterWidgetsService } from '@/parameter-widgets/parameter-widgets.service';
 import { DatasetsService } from '@/datasets/datasets.service';
-import type { DatasetResult } from '@/datasets/results/result-shape';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { QueryModelsService } from '@/admin/query-models.service';
 import type { ToolSubjects } from '@/mcp/mcp-schemas';
@@ -188,31 +187,23 @@ export class McpTools {
     };
   }
 
-  async datasetRows(caller: Caller, args: Args): Promise<CallToolResult> {
+  /**
+   * A page of a dataset's rows, read by the results reader as the HTTP read's are (the same cache entries
+   * and single flight); `address` is the client's over HTTP, whose slots an anonymous caller's uncached
+   * query takes.
+   */
+  async datasetRows(caller: Caller, args: Args, address?: string): Promise<CallToolResult> {
     const name = args.dataset as string;
     const request = selectionRequest(args.selections);
     const window = this.window(args);
-    const reply = await this.datasets.reply(
+    const rows = await this.datasets.rows(
       caller,
       name,
-      {
-        ...request,
-        builtins: {
-          x_orientation: 'rows',
-          x_limit: window.limit,
-          x_offset: window.offset,
-          x_select: Array.isArray(args.columns) ? args.columns : [],
-        },
-      },
-      { format: 'json', shape: 'paged' },
+      request,
+      { ...window, columns: Array.isArray(args.columns) ? (args.columns as string[]) : [] },
+      address,
     );
-    // A page of at most MCP_MAX_ROWS (1000) rows is always one body (pieces start past WHOLE_PAGE_ROWS).
-    if (reply.kind !== 'body') throw new Error(`A dataset page came as ${reply.kind}`);
-    return pageResult(
-      JSON.parse(reply.body.toString()) as DatasetResult,
-      window.offset,
-      'dataset_rows',
-    );
+    return pageResult(rows, window.offset, 'dataset_rows');
   }
 
   async dashboard(caller: Caller, args: Args): Promise<CallToolResult> {
@@ -246,12 +237,24 @@ export class McpTools {
       x_limit: window.limit,
       x_offset: window.offset,
     });
-    return pageResult(result, window.offset, 'query_models');
+    return pageResult(
+      {
+        columns: result.schema.fields,
+        rows: result.data as unknown[][],
+        total: result.total_num_rows,
+      },
+      window.offset,
+      'query_models',
+    );
   }
 
-  /** `limit` and `offset`, with the MCP server's own default and cap (MCP_DEFAULT_ROWS, MCP_MAX_ROWS). */
+  /**
+   * `limit` and `offset`, with the MCP server's own default and cap (MCP_DEFAULT_ROWS, MCP_MAX_ROWS, and
+   * never past MAX_RESULT_ROWS, the cap of every answer).
+   */
   private window(args: Args): { limit: number; offset: number } {
-    const { default: fallback, max } = this.config.mcpRows;
+    const max = Math.min(this.config.mcpRows.max, this.config.maxResultRows);
+    const fallback = Math.min(this.config.mcpRows.default, max);
     const limit = args.limit ?? fallback;
     const offset = args.offset ?? 0;
     if (!Number.isInteger(limit) || (limit as number) < 0 || (limit as number) > max) {
@@ -282,14 +285,20 @@ function selectionRequest(selections: unknown): ParameterRequest {
   return parseBodySelections(selections);
 }
 
-/** A shaped page (orientation `rows`) as the tool answers it: structured rows, a table and a paging note. */
-function pageResult(result: DatasetResult, offset: number, tool: string): CallToolResult {
-  const rows = result.data as unknown[][];
-  const total = result.total_num_rows;
+/** A page of rows, with its columns and the total of rows it is cut from. */
+interface RowsPage {
+  columns: { name: string; type: string }[];
+  rows: unknown[][];
+  total: number;
+}
+
+/** A page of rows as the tool answers it: structured rows, a table and a paging note. */
+function pageResult(page: RowsPage, offset: number, tool: string): CallToolResult {
+  const { rows, total } = page;
   const end = offset + rows.length;
   const nextOffset = end < total && rows.length > 0 ? end : null;
   // Names and types only: the catalog describes the columns once, a page does not repeat it.
-  const columns = result.schema.fields.map(({ name, type }) => ({ name, type }));
+  const columns = page.columns.map(({ name, type }) => ({ name, type }));
   const note = pageNote({ offset, returned: rows.length, total, nextOffset, tool });
   return {
     content: [

@@ -38,8 +38,9 @@ import { checkArguments } from '@/mcp/mcp-arguments';
 import { SdkRefusal, ToolCallWatch } from '@/mcp/tool-call-watch';
 import type { ErrorCode } from '@/core/errors';
 
-/** What the HTTP face hands the SDK as `authInfo`: the caller the bearer guard found. */
+/** What the HTTP face hands the SDK as `authInfo`: the caller the bearer guard found, and its address. */
 const CALLER_KEY = 'drey:caller';
+const ADDRESS_KEY = 'drey:address';
 
 /** The tools only read: an assistant may call them freely and again. */
 const READ_ONLY = {
@@ -114,9 +115,13 @@ export class McpService implements OnModuleDestroy {
       labelNames: ['tool', 'outcome'],
       registers: [metrics.registry],
     });
-    this.handler = createMcpHandler((context) => this.serverFor(callerOf(context)), {
-      onerror: (error) => this.logger.emit('warn', 'mcp request refused', { error: error.message }),
-    });
+    this.handler = createMcpHandler(
+      (context) => this.serverFor(callerOf(context), undefined, addressOf(context)),
+      {
+        onerror: (error) =>
+          this.logger.emit('warn', 'mcp request refused', { error: error.message }),
+      },
+    );
     // A build that changes the project changes the tools (their enums, options, bounds): clients that
     // listen (`subscriptions/listen`) are told to list them again. Every replica replaces its project when
     // it follows a build (EnvironmentSync, within a second), so each tells its own listeners: the SDK's
@@ -132,13 +137,13 @@ export class McpService implements OnModuleDestroy {
     await this.handler.close();
   }
 
-  /** `authInfo` for the SDK's handler, carrying the caller. */
-  static authInfo(caller: Caller) {
+  /** `authInfo` for the SDK's handler, carrying the caller and the client's address. */
+  static authInfo(caller: Caller, address?: string) {
     return {
       token: '',
       clientId: caller.username ?? 'anonymous',
       scopes: [],
-      extra: { [CALLER_KEY]: caller },
+      extra: { [CALLER_KEY]: caller, [ADDRESS_KEY]: address },
     };
   }
 
@@ -146,10 +151,13 @@ export class McpService implements OnModuleDestroy {
    * A server for one caller: the tools and the resource that caller may use. `current` gives the caller
    * of each call: over HTTP the request's (a server serves one request); over stdio, where one server
    * serves the whole connection, the token checked again, so that a revocation is seen at the next call.
+   * `address` is the client's over HTTP (whose query slots an anonymous caller's uncached reads take);
+   * none over stdio.
    */
   async serverFor(
     caller: Caller,
     current: () => Promise<Caller> = () => Promise.resolve(caller),
+    address?: string,
   ): Promise<McpServer> {
     const project = this.served.current;
     // What the tools advertise; a connection that outlives a build has it worked out again (refresh).
@@ -209,7 +217,7 @@ export class McpService implements OnModuleDestroy {
       "A dataset's rows",
       `A dataset's rows for the given selections: the columns asked for, ${rows.default} rows unless a limit is given (at most ${rows.max}), from an offset. The answer says how many rows were left out and the offset of the next page`,
       (subjects) => datasetRowsInput(subjects, rows),
-      (who, args) => this.tools.datasetRows(who, args),
+      (who, args) => this.tools.datasetRows(who, args, address),
     );
     register(
       'dashboard',
@@ -367,4 +375,8 @@ function argumentsObject(value: unknown): Record<string, unknown> {
 function callerOf(context: McpRequestContext): Caller {
   const caller = context.authInfo?.extra?.[CALLER_KEY] as Caller | undefined;
   return caller ?? ANONYMOUS;
+}
+
+function addressOf(context: McpRequestContext): string | undefined {
+  return context.authInfo?.extra?.[ADDRESS_KEY] as string | undefined;
 }

@@ -4,13 +4,13 @@ import { useApp } from './bootstrap';
 /**
  * The dataset results controllers of both layouts, in process: who may read, what a bad selection answers,
  * the shape of each layout's result, and that every request, GET (the commonest) or POST, current or legacy,
- * is answered by the one DatasetsService.
+ * is answered by the one DatasetReplies.reply, over the results reader (DatasetsService).
  */
 describe('dataset results', () => {
   const t = useApp({ users: { erin: { role: 'employee' } } });
 
   /** The service call every results request ends in (today's name; the one place to adjust). */
-  const serviceCalls = () => t.spyOn('datasets/datasets.service', 'DatasetsService', 'reply');
+  const serviceCalls = () => t.spyOn('datasets/dataset-replies', 'DatasetReplies', 'reply');
 
   describe('current layout', () => {
     const results = (dataset: string) => `${P}/datasets/${dataset}/results`;

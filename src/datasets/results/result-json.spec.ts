@@ -1,7 +1,7 @@
 import { parseResultOptions } from '@/datasets/results/result-options';
 import type { CachedRun } from '@/datasets/results/result-codec';
-import { checkSelect, pageJson, wholeJson, WHOLE_PAGE_ROWS } from '@/datasets/results/result-json';
-import { schemaFields, shapeResult } from '@/datasets/results/result-shape';
+import { pageJson, wholeJson, WHOLE_PAGE_ROWS } from '@/datasets/results/result-json';
+import { checkSelect, schemaFields, shapeResult } from '@/datasets/results/result-shape';
 import { legacyResult } from '@/legacy/datasets';
 import type { QueryResult } from '@/engine/query/query-result';
 
@@ -89,7 +89,9 @@ describe('checkSelect', () => {
 
   it('refuses an unknown column from the columns alone, as pageJson does', () => {
     const options = parseResultOptions({ x_select: ['n', 'nope'], x_offset: '1999990' }, 100000);
-    expect(() => checkSelect(summary, options)).toThrow('x_select names an unknown column "nope"');
+    expect(() => checkSelect(summary, options.select)).toThrow(
+      'x_select names an unknown column "nope"',
+    );
     expect(() => pageJson(bigRun(10), options)).toThrow('x_select names an unknown column "nope"');
   });
 
@@ -98,8 +100,8 @@ describe('checkSelect', () => {
       { x_select: ['label', 'n'], x_orientation: orientation, x_offset: '1999990' },
       100000,
     );
-    expect(() => checkSelect(summary, options)).not.toThrow();
-    expect(() => checkSelect(summary, parseResultOptions({}, 100000))).not.toThrow();
+    expect(() => checkSelect(summary, options.select)).not.toThrow();
+    expect(() => checkSelect(summary, parseResultOptions({}, 100000).select)).not.toThrow();
   });
 });
 

@@ -32,15 +32,6 @@ export function pageJson(
   return currentPieces(run, options, count, head, held);
 }
 
-/**
- * Throws the 400 {@link pageJson} would for an unknown `x_select` column, from the result's columns
- * alone: checked before a page of a large result is read, so that such a request runs no query.
- */
-export function checkSelect(run: CachedRun, options: ResultOptions): void {
-  const none = { offset: 0, total: 0 };
-  shapeResult({ ...run.result, rows: [] }, run.fields, { ...options, offset: 0, limit: 0 }, none);
-}
-
 function* currentPieces(
   run: CachedRun,
   options: ResultOptions,

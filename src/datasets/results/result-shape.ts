@@ -91,3 +91,15 @@ export function shapeResult(
     data,
   };
 }
+
+/**
+ * Throws the 400 {@link shapeResult} would for an unknown column of `select`, from the result's columns
+ * alone: checked before a page of a large result is read, so that such a read runs no query.
+ */
+export function checkSelect(
+  run: { result: QueryResult; fields: SchemaField[] },
+  select: string[],
+): void {
+  const options: ResultOptions = { orientation: 'rows', select, offset: 0, limit: 0 };
+  shapeResult({ ...run.result, rows: [] }, run.fields, options, { offset: 0, total: 0 });
+}
