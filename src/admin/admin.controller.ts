@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { QueryModelsService } from '@/admin/query-models.service';
@@ -10,8 +10,9 @@ import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/openap
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { CURRENT } from '@/http/routes';
 import type { DatasetResult } from '@/datasets/results/result-shape';
-import { parseQuerySelections } from '@/core/parameters/selection-request';
 import { InvalidRequestError } from '@/core/errors';
+import { APP_CONFIG, AppConfig } from '@/config/config';
+import { queryModelsFromBody, queryModelsFromQuery } from '@/admin/query-models.request';
 
 @ApiTags('admin')
 @ApiProjectPath()
@@ -23,6 +24,7 @@ export class AdminController {
   constructor(
     private readonly builds: BuildsService,
     private readonly queryModels: QueryModelsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -62,7 +64,7 @@ export class AdminController {
     @CurrentAdmin() caller: AdminCaller,
     @Query() query: Record<string, string | string[] | undefined>,
   ): Promise<DatasetResult> {
-    return this.queryModels.fromQuery(caller, parseQuerySelections(query));
+    return this.queryModels.query(caller, queryModelsFromQuery(query, this.config.maxResultRows));
   }
 
   /**
@@ -99,13 +101,16 @@ export class AdminController {
     @Req() request: Request,
   ): Promise<DatasetResult> {
     const json = request.is('application/json') !== false;
-    if (query.x_sql_query === undefined && json) return this.queryModels.fromBody(caller, body);
+    const maxRows = this.config.maxResultRows;
+    if (query.x_sql_query === undefined && json) {
+      return this.queryModels.query(caller, queryModelsFromBody(body, maxRows));
+    }
     // Both forms at once: the body was silently ignored (the fuzzer's x_limit above the maximum passed).
     if (json && typeof body === 'object' && body !== null && Object.keys(body).length > 0) {
       throw new InvalidRequestError(
         'Send the query either in the query string (x_sql_query) or as a JSON body (sql_query), not both',
       );
     }
-    return this.queryModels.fromQuery(caller, parseQuerySelections(query));
+    return this.queryModels.query(caller, queryModelsFromQuery(query, maxRows));
   }
 }

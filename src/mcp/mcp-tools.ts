@@ -231,11 +231,10 @@ export class McpTools {
     const admin = asAdministrator(caller);
     if (admin === null) throw new ForbiddenError('This endpoint is for administrators');
     const window = this.window(args);
-    const result = await this.queryModelsService.fromBody(admin, {
-      sql_query: args.sql,
-      x_orientation: 'rows',
-      x_limit: window.limit,
-      x_offset: window.offset,
+    const result = await this.queryModelsService.query(admin, {
+      sql: args.sql as string,
+      selections: emptyParameterRequest(),
+      options: { orientation: 'rows', select: [], ...window },
     });
     return pageResult(
       {
