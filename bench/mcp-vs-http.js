@@ -5,13 +5,17 @@
 // pipeline, as the MCP request takes it). Throughput ratios in alternating rounds. Run the server on one
 // core and this on the other:
 //   taskset -c 0 node dist/main.js &        (the example project, with DATABASE_URL and REDIS_URL)
-//   taskset -c 1 node bench/mcp-vs-http.js http://127.0.0.1:4465 "$ADMIN_PASSWORD" [seconds] [rounds]
+//   taskset -c 1 node bench/mcp-vs-http.js http://127.0.0.1:4465 "$ADMIN_PASSWORD" [seconds] [rounds] [server-pid]
+// Given the server's pid, each measurement also reports the server's CPU time per request (utime+stime
+// from /proc over the measured seconds, after a warm-up of its own): steadier than throughput on a shared
+// machine.
 const { measure } = require('./lib/load');
+const { cpuSecondsOf } = require('./lib/processes');
 
 const P = '/api/service-v0/project/expenses/v1';
 
 async function main() {
-  const [base = 'http://127.0.0.1:4465', password = '', seconds = '5', rounds = '3'] =
+  const [base = 'http://127.0.0.1:4465', password = '', seconds = '5', rounds = '3', pid = ''] =
     process.argv.slice(2);
   const login = await fetch(`${base}${P}/login`, {
     method: 'POST',
@@ -51,10 +55,25 @@ async function main() {
   const settings = { connections: 10, seconds: Number(seconds), warmupSeconds: 1 };
   /** @type {{ get: number[], post: number[] }} */
   const ratios = { get: [], post: [] };
+  /** @type {{ get: number[], post: number[], mcp: number[] }} */
+  const micros = { get: [], post: [], mcp: [] };
+  /**
+   * One measurement, with the server's CPU per request when its pid is known.
+   * @param {'get' | 'post' | 'mcp'} name
+   * @param {Parameters<typeof measure>[1]} options
+   */
+  const timed = async (name, options) => {
+    if (!pid) return measure(name, options);
+    await measure(name, { ...options, seconds: options.warmupSeconds, warmupSeconds: 0 });
+    const before = cpuSecondsOf(`/proc/${pid}/stat`);
+    const result = await measure(name, { ...options, warmupSeconds: 0 });
+    micros[name].push(((cpuSecondsOf(`/proc/${pid}/stat`) - before) / result.requests) * 1e6);
+    return result;
+  };
   for (let round = 0; round < Number(rounds); round++) {
-    const overGet = await measure('get', { ...settings, ...get });
-    const overPost = await measure('post', { ...settings, ...post });
-    const overMcp = await measure('mcp', { ...settings, ...mcp });
+    const overGet = await timed('get', { ...settings, ...get });
+    const overPost = await timed('post', { ...settings, ...post });
+    const overMcp = await timed('mcp', { ...settings, ...mcp });
     ratios.get.push(overMcp.rps / overGet.rps);
     ratios.post.push(overMcp.rps / overPost.rps);
     const failed = [overGet, overPost, overMcp].reduce((sum, r) => sum + r.errors + r.non2xx, 0);
@@ -70,6 +89,13 @@ async function main() {
   console.log(
     `MCP/GET throughput, median: ${median(ratios.get)}; MCP/POST: ${median(ratios.post)}`,
   );
+  if (pid) {
+    const us = (/** @type {number[]} */ list) => Math.round(Number(median(list)));
+    console.log(
+      `server CPU per request, median: GET ${us(micros.get)} µs, POST ${us(micros.post)} µs, ` +
+        `MCP ${us(micros.mcp)} µs (MCP/POST ${(Number(median(micros.mcp)) / Number(median(micros.post))).toFixed(2)})`,
+    );
+  }
 }
 
 main().catch((error) => {

@@ -107,6 +107,11 @@ export class TieredCache<T> {
     else this.memory.delete(`p:${pageKey}`);
   }
 
+  /** The value of `key` when this process keeps it in memory: what {@link get} answers without a promise. */
+  kept(key: string): T | undefined {
+    return this.memory.get(`r:${key}`) as T | undefined;
+  }
+
   /**
    * The value of `key`, computed by `compute` unless cached or being computed already. With `cacheable`
    * false (a live database, a volatile function), concurrent requests in this process still share one

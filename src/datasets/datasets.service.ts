@@ -136,9 +136,9 @@ export class DatasetsService {
     address: string | undefined,
   ): Promise<DatasetRows> {
     const read = await this.resolve(caller, name, request, address);
-    const { run, held } = await this.withBuild(read, (keyed) =>
-      this.page(keyed, wanted, wanted.columns),
-    );
+    const { run, held } =
+      this.keptWhole(read, wanted.columns) ??
+      (await this.withBuild(read, (keyed) => this.page(keyed, wanted, wanted.columns)));
     const { offset, limit, columns: select } = wanted;
     const shaped = shapeResult(
       run.result,
@@ -193,6 +193,22 @@ export class DatasetsService {
   keyNow(read: ResultRead): ResultKey | undefined {
     const buildId = this.engine.freshBuildId();
     return buildId === undefined ? undefined : this.keyOf(read, buildId);
+  }
+
+  /**
+   * A result kept whole in this process's memory for the build being served, found without holding that
+   * build (no lease, no promise): such a read runs no query, so it puts no rows under any key. Undefined
+   * when the result is not in memory, is not kept whole (each page of it is kept apart), must not be
+   * reused, or while a build another process switched in is not followed yet.
+   */
+  private keptWhole(read: ResultRead, select: string[]): ResultPage | undefined {
+    const key = this.keyNow(read);
+    if (key === undefined || !key.cacheable) return undefined;
+    const run = this.cache.kept(storeKey(key.buildId, read.dataset.name, key.keyText));
+    if (run === undefined || run.total !== undefined) return undefined;
+    this.cache.answered(read.dataset.name, 'memory');
+    checkSelect(run, select);
+    return { run };
   }
 
   /**

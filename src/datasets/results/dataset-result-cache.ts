@@ -78,6 +78,11 @@ export class DatasetResultCache {
     return page;
   }
 
+  /** A result this process keeps in memory (see {@link TieredCache.kept}); the caller counts its answer. */
+  kept(key: string): CachedRun | undefined {
+    return this.cache.kept(key);
+  }
+
   keepPage(pageKey: string, page: Page): void {
     this.cache.keepPage(pageKey, page);
   }

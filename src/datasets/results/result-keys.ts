@@ -94,9 +94,20 @@ export function resultKeyText(
   return `${buildId}\u0000${dataset}\u0000[${text},${JSON.stringify(caller)}]`;
 }
 
+/** Digests of key texts already worked out, so that a read answered from memory hashes nothing. */
+const digests = new Map<string, string>();
+/** Key texts whose digests are kept; past that the map starts again (a build makes every key new). */
+const DIGESTS_KEPT = 4096;
+
 /** The compact key of a result in the shared store: `<build>:<dataset>:<digest of the key text>`. */
 export function storeKey(buildId: string, dataset: string, keyText: string): string {
-  return `${buildId}:${dataset}:${digest(keyText)}`;
+  let digested = digests.get(keyText);
+  if (digested === undefined) {
+    if (digests.size >= DIGESTS_KEPT) digests.clear();
+    digested = digest(keyText);
+    digests.set(keyText, digested);
+  }
+  return `${buildId}:${dataset}:${digested}`;
 }
 
 /** The key of one serialised response made from a result: its shape, page, columns and orientation. */
