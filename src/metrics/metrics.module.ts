@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { MetricsController } from '@/metrics/metrics.controller';
+import { MetricsController } from '@/health/metrics.controller';
 import { MetricsService } from '@/metrics/metrics.service';
 
 @Module({

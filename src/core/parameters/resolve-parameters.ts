@@ -9,7 +9,7 @@ import {
 import { optionsFromRows } from '@/core/parameters/parse-options';
 import { parseValueSpec } from '@/core/parameters/value-spec';
 import type { Project } from '@/core/project/project';
-import { ProjectError, Problems } from '@/core/project/project-errors';
+import { ProjectError, Problems } from '@/core/project-errors';
 
 /** The build runs these (rendering `{{ ref(...) }}`) and hands their rows to `resolveParameters`. */
 export function parameterQueries(

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { NotReadyError } from '@/core/errors';
 import { DEFAULT_ENGINE_LIMITS, EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import { Environment, Lease, removeDatabaseFiles } from '@/engine/environment/environment';
-import { leftoversIn, processAlive, writerOf } from '@/engine/environment/leftovers';
+import { leftoversIn, processAlive, writerOf } from '@/engine/process/leftovers';
 
 const POINTER = 'current';
 const BUILD_ID = /^[A-Za-z0-9_-]{1,100}$/;

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import { ForbiddenError } from '@/core/errors';
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
 
 /**
  * The `Host` names a service bound to a loopback address answers (DNS rebinding: a page of evil.example

@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { callerOf } from '@/http/access/access.decorators';
 import type { IncomingMessage } from 'node:http';
 import { clientAddress } from '@/http/request/client-address';
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
 
 const REQUEST_ID = Symbol('requestId');
 type WithId = IncomingMessage & { [REQUEST_ID]?: string };
