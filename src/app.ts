@@ -12,7 +12,7 @@ import {
   requestLimits,
   storableBodies,
 } from '@/http/input/input-limits';
-import { RequestObserver, requestLogging } from '@/runtime/request-scope';
+import { RequestObserver, requestLogging } from '@/http/request/request-logging';
 import { MetricsService } from '@/metrics/metrics.service';
 import { AppConfig } from '@/config/config';
 import { SERVICE_VERSION } from '@/config/service-version';

@@ -5,7 +5,7 @@ import { ConfigError } from '@/config/config-error';
 import { type Env, list, text } from '@/config/env-values';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
 import type { LogLevel } from '@/runtime/json-logger';
-import { isLoopbackHost } from '@/http/request/host-rule';
+import { isLoopbackHost } from '@/config/loopback';
 import { PASSWORD_MIN_LENGTH, passwordProblem } from '@/core/users/password-policy';
 import { BuildSchedule, patternProblem, zoneProblem } from '@/core/project/build-schedule';
 

@@ -213,7 +213,7 @@ export class EnvironmentManager {
   }
 
   /**
-   * Removes what writers that died left here (see leftovers.ts): safe at any time, even while other
+   * Removes what writers that died left here (see process/leftovers.ts): safe at any time, even while other
    * processes build or fetch into the folder. Returns the names removed.
    */
   removeLeftovers(): string[] {

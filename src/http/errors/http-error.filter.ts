@@ -8,7 +8,7 @@ import { DomainError, ModelFailedError } from '@/core/errors';
 import { renderLegacy } from '@/legacy/errors';
 import { isLegacyPath } from '@/legacy/routes';
 import { JsonLogger } from '@/runtime/json-logger';
-import { requestIdOf } from '@/runtime/request-scope';
+import { requestIdOf } from '@/http/request/request-logging';
 import { setSecurityHeaders } from '@/http/security-headers';
 import { HttpReply, sendReply } from '@/http/reply/http-reply';
 
