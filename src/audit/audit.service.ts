@@ -7,7 +7,7 @@ import {
 } from '@/database/tables/audit-events.repository';
 import { auditActor, type Caller } from '@/core/caller';
 import { currentRequest } from '@/runtime/request-scope';
-import { storableCopy } from '@/http/input/input-limits';
+import { storableCopy } from '@/core/input-rules';
 import { DomainError, NotReadyError } from '@/core/errors';
 import { isUnavailable } from '@/runtime/outages';
 import { Transactions } from '@/database/tables/transactions';
