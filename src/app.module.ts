@@ -12,7 +12,7 @@ import { CatalogModule } from '@/catalog/catalog.module';
 import { BodyTypeGuard } from '@/http/input/body-types';
 import { ProjectRouteGuard } from '@/http/access/project-route.guard';
 import { HttpErrorFilter } from '@/http/errors/http-error.filter';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { AppConfig } from '@/config/config';
 import { ConfigModule } from '@/config/config.module';
 import type { Secrets } from '@/config/secrets';

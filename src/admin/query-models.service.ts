@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '@/audit/audit.service';
 import type { AdminCaller } from '@/core/caller';
-import { callerView } from '@/core/scope';
+import { callerView } from '@/core/project/scope';
 import { DomainError, InvalidRequestError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { parseResultOptions } from '@/datasets/results/result-options';

@@ -6,12 +6,12 @@ import {
   NewAuditEvent,
 } from '@/database/tables/audit-events.repository';
 import { auditActor, type Caller } from '@/core/caller';
-import { currentRequest } from '@/http/request/request-context';
-import { storableCopy } from '@/http/input/input-limits';
+import { currentRequest } from '@/runtime/request-scope';
+import { storableCopy } from '@/core/input-rules';
 import { DomainError, NotReadyError } from '@/core/errors';
-import { isUnavailable } from '@/http/errors/unavailable';
+import { isUnavailable } from '@/runtime/outages';
 import { Transactions } from '@/database/tables/transactions';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { GroupCommit } from '@/core/group-commit';
 
 export interface AuditEntry {

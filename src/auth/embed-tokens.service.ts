@@ -17,7 +17,7 @@ import {
   parseEmbedClaims,
   type EmbedClaims,
   type EmbedTokenPlan,
-} from '@/core/embed';
+} from '@/core/project/embed';
 import { InvalidTokenError } from '@/core/errors';
 import { UUID } from '@/auth/tokens.service';
 import type { Project } from '@/core/project/project';

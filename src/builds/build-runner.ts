@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Histogram } from 'prom-client';
 import type { BuildJob, BuildJobRunner } from '@/builds/build-job';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
 import type { BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';

@@ -6,7 +6,7 @@ import type { BuildJob, ScheduledBuildJob } from '@/builds/build-job';
 import { BUILDS_QUEUE, BuildQueue, InProcessBuildQueue } from '@/builds/build-queue';
 import { BuildRunner } from '@/builds/build-runner';
 import { BullBuildQueue } from '@/builds/bullmq-build-queue';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { BuildsProcessor } from '@/builds/builds.processor';
 import { BuildsService } from '@/builds/builds.service';
 import { EnvironmentSync } from '@/builds/environment-sync.service';

@@ -6,7 +6,7 @@ import type { AdminCaller } from '@/core/caller';
 import { BuildQueue, Submission } from '@/builds/build-queue';
 import { BuildRunner, errorMessage, INTERRUPTED, wasInterrupted } from '@/builds/build-runner';
 import { DomainError, NotReadyError } from '@/core/errors';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import type { BuildRun, BuildTrigger } from '@/database/tables/build-runs.entity';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
 import type { BuildSchedule } from '@/core/project/build-schedule';
@@ -17,7 +17,7 @@ import { Engine } from '@/engine/engine';
 import { BuildInterruptedError } from '@/engine/materialize/materialize-environment';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
 import { ParametersService } from '@/parameter-widgets/parameters.service';
-import { ProjectError } from '@/core/project/project-errors';
+import { ProjectError } from '@/core/project-errors';
 import { MetricsService } from '@/metrics/metrics.service';
 
 // A queue store that does not answer within this time is down: say so instead of hanging.

@@ -1,5 +1,5 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { Database } from '@/database/database';
 import { EnvironmentStore } from '@/database/tables/environment-store';
 import { Engine } from '@/engine/engine';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
-import { callerView, canOpenItem } from '@/core/scope';
-import { choosableWidgets, embedRequest } from '@/core/embed';
+import { callerView, canOpenItem } from '@/core/project/scope';
+import { choosableWidgets, embedRequest } from '@/core/project/embed';
 import { catalogConnections, catalogModels, declaredFields } from '@/catalog/catalog-detail';
 import { LineageEdge, projectLineage } from '@/catalog/lineage';
 import { ParametersService } from '@/parameter-widgets/parameters.service';

@@ -7,7 +7,7 @@ import type { CliOutput } from '@/cli/cli-output';
 import type { AppConfig } from '@/config/config';
 import { resolveSecrets } from '@/config/secrets';
 import { startEmbeddedPostgres } from '@/database/embedded-postgres';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { McpService } from '@/mcp/mcp.service';
 import { ServedProject } from '@/core/project/served-project';
 import type { McpServer } from '@modelcontextprotocol/server';

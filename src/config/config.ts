@@ -4,8 +4,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '@/config/config-error';
 import { type Env, list, text } from '@/config/env-values';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
-import type { LogLevel } from '@/http/request/json-logger';
-import { isLoopbackHost } from '@/http/request/host-rule';
+import type { LogLevel } from '@/runtime/json-logger';
+import { isLoopbackHost } from '@/config/loopback';
 import { PASSWORD_MIN_LENGTH, passwordProblem } from '@/core/users/password-policy';
 import { BuildSchedule, patternProblem, zoneProblem } from '@/core/project/build-schedule';
 
@@ -70,7 +70,7 @@ export interface AppConfig {
     exportLimitMb: number;
   };
   /**
-   * The nice value of the server's threads other than the event loop's (config/background-threads.ts),
+   * The nice value of the server's threads other than the event loop's (runtime/background-threads.ts),
    * 0 to 19; 0 leaves them as they are.
    */
   backgroundThreadNice: number;

@@ -1,7 +1,7 @@
-import { type UserField, type UserFieldValue, withFieldDefaults } from '@/core/project/user-fields';
+import { type UserField, type UserFieldValue, withFieldDefaults } from '@/core/user-fields';
 
 /**
- * What an embedding token grants (core/embed.ts): one dataset or dashboard, with parameter values it locks
+ * What an embedding token grants (core/project/embed.ts): one dataset or dashboard, with parameter values it locks
  * and defaults for the others. A caller holding one may open that item and nothing else.
  */
 export interface EmbedGrant {

@@ -1,5 +1,5 @@
 import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { DashboardsLegacyController } from '@/dashboards/dashboards.legacy.controller';
 import { DashboardsController } from '@/dashboards/dashboards.controller';

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
-import { currentRequest } from '@/http/request/request-context';
+import { currentRequest } from '@/runtime/request-scope';
 import type { Caller } from '@/core/caller';
-import { callerView, requireScope } from '@/core/scope';
-import { embedRequest } from '@/core/embed';
+import { callerView, requireScope } from '@/core/project/scope';
+import { embedRequest } from '@/core/project/embed';
 import { calledDataset, datasetRequest, templateDataset } from '@/dashboards/dashboard-datasets';
 import { BrowserPool, PngOptions } from '@/dashboards/render/browser-pool';
 import {

@@ -1,6 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Database } from '@/database/database';
 import { logStaleLock } from '@/database/embedded-lock';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { isUnavailable } from '@/http/errors/unavailable';
+import { isUnavailable } from '@/runtime/outages';
 import { ENTITIES, MIGRATIONS } from '@/database/schema';
 import {
   EmbeddedOptions,

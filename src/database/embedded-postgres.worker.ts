@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import { SessionGate } from '@/database/embedded-session-gate';
 import { readPgliteTemplate } from '@/database/pglite-template';
-import { currentThreadId } from '@/config/background-threads';
+import { currentThreadId } from '@/runtime/background-threads';
 
 /*
  * The embedded database's own thread (see embedded-postgres.ts): PGlite runs Postgres compiled to

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
-import { callerView, requireScope } from '@/core/scope';
-import { embedRequest } from '@/core/embed';
+import { callerView, requireScope } from '@/core/project/scope';
+import { embedRequest } from '@/core/project/embed';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
-import { currentRequest } from '@/http/request/request-context';
+import { currentRequest } from '@/runtime/request-scope';
 import { KeptBody } from '@/http/reply/http-reply';
 import type { Page } from '@/cache/tiered-cache';
 import { ResultTooLargeError } from '@/core/errors';
@@ -35,7 +35,7 @@ import {
 import type { CompiledDataset } from '@/engine/compile';
 import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
-import type { QueryResult, RowWindow } from '@/engine/query/query-result';
+import type { QueryResult, RowWindow } from '@/engine/sql/query-result';
 import { ParametersService } from '@/parameter-widgets/parameters.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';

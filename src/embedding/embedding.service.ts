@@ -14,7 +14,7 @@ import {
   planEmbedToken,
   type EmbedTokenPlan,
   type EmbedTokenRequest,
-} from '@/core/embed';
+} from '@/core/project/embed';
 import { DomainError, type ErrorCode, ForbiddenError, InvalidRequestError } from '@/core/errors';
 import { emptyParameterRequest } from '@/core/parameters/selection-request';
 import type { Project } from '@/core/project/project';

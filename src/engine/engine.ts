@@ -22,7 +22,7 @@ import {
 import { CompiledDataset, compileDataset, datasetModel } from '@/engine/compile';
 import type { ComposedQuery, RequestValues } from '@/engine/query/model-sql';
 import { ModelReads, modelReads } from '@/engine/query/model-reads';
-import type { JsonValue, QueryResult, RowWindow } from '@/engine/query/query-result';
+import type { JsonValue, QueryResult, RowWindow } from '@/engine/sql/query-result';
 import {
   countQuery,
   queryAdhoc,
@@ -35,7 +35,7 @@ import type { CallerView, SelectionValues } from '@/core/parameters/selection-va
 import type { DatasetSpec, Project } from '@/core/project/project';
 import { loadProject } from '@/core/project/project-loader';
 import { ServedProject } from '@/core/project/served-project';
-import type { ProjectProblem } from '@/core/project/project-errors';
+import type { ProjectProblem } from '@/core/project-errors';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { checkModels } from '@/engine/check/check-models';
 import { DomainError, ModelFailedError, NotAcceptableError } from '@/core/errors';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
-import { callerView, requireScope } from '@/core/scope';
-import { choosableWidgets, embedRequest, refuseEmbedded } from '@/core/embed';
+import { callerView, requireScope } from '@/core/project/scope';
+import { choosableWidgets, embedRequest, refuseEmbedded } from '@/core/project/embed';
 import { checkAtMostOneSelection } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import { ParametersService } from '@/parameter-widgets/parameters.service';

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { AuditService } from '@/audit/audit.service';
 import type { AdminCaller } from '@/core/caller';
 import { DomainError } from '@/core/errors';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { checkNewPassword } from '@/core/users/password-policy';

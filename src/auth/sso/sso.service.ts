@@ -5,7 +5,7 @@ import { userCaller, type Caller } from '@/core/caller';
 import { SsoIdentity, checkFieldMap, mapIdentity, splitGroups } from '@/auth/sso/identity';
 import { OidcVerifier } from '@/auth/sso/oidc-verifier';
 import { InvalidTokenError } from '@/core/errors';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { clientAddress } from '@/http/request/client-address';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Project } from '@/core/project/project';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Browser } from 'puppeteer-core';
 import { DomainError } from '@/core/errors';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { BrowserPool, BrowserPoolOptions, PageShell } from '@/dashboards/render/browser-pool';
 
 /**

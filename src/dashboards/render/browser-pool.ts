@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { DomainError } from '@/core/errors';
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
 import {
   chromiumMissing,
   closeSoon,

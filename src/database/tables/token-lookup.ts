@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { UserFieldValue } from '@/core/project/user-fields';
+import type { UserFieldValue } from '@/core/user-fields';
 
 /** A token's record joined with its user, as authentication needs it. */
 export interface TokenRecord {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { tableOf } from '@/database/tables/transactions';
 import { DataSource, Repository } from 'typeorm';
 import { User } from '@/database/tables/users.entity';
-import type { UserFieldValue } from '@/core/project/user-fields';
+import type { UserFieldValue } from '@/core/user-fields';
 import { announceInTransaction } from '@/database/tables/token-changes';
 
 /** A new user's row; `id` and `created_at` come from the database. */

@@ -23,7 +23,7 @@ import { DuckDBConnection, DuckDBDataChunk, DuckDBTypeId, StatementType } from '
 import duckdb from '@duckdb/node-bindings';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
 import { timeBudget } from '@/engine/duckdb/time-budget';
-import { collectYoungChunks } from '@/engine/duckdb/native-memory';
+import { collectYoungChunks } from '@/engine/process/native-memory';
 import {
   ColumnLayout,
   END_OF_STREAM,
@@ -32,8 +32,8 @@ import {
 } from '@/engine/duckdb/arrow-ipc';
 import { NotAQueryError } from '@/engine/duckdb/duckdb-query';
 import { selectColumns } from '@/engine/export/export-sql';
-import { quoteIdentifier } from '@/engine/sql-text';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import { quoteIdentifier } from '@/engine/sql/sql-text';
+import type { BoundValue } from '@/engine/sql/bound-value';
 
 /**
  * How a DuckDB column becomes an Arrow one: the types Arrow and DuckDB share keep their binary form, and

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { quoteString } from '@/engine/sql-text';
+import { quoteString } from '@/engine/sql/sql-text';
 
 /** What one DuckDB database may use of the machine (`ENGINE_*` in the configuration). */
 export interface EngineLimits {

@@ -3,8 +3,8 @@ import { DomainError } from '@/core/errors';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
 import { isOutOfMemory, queryTooLarge } from '@/engine/duckdb/duckdb-errors';
 import { readMaterialized, readResult } from '@/engine/duckdb/duckdb-results';
-import type { QueryResult } from '@/engine/query/query-result';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { QueryResult } from '@/engine/sql/query-result';
+import type { BoundValue } from '@/engine/sql/bound-value';
 
 export interface QueryLimits {
   timeoutMs: number;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { NotReadyError } from '@/core/errors';
 import { DEFAULT_ENGINE_LIMITS, EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import { Environment, Lease, removeDatabaseFiles } from '@/engine/environment/environment';
-import { leftoversIn, processAlive, writerOf } from '@/engine/environment/leftovers';
+import { leftoversIn, processAlive, writerOf } from '@/engine/process/leftovers';
 
 const POINTER = 'current';
 const BUILD_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -213,7 +213,7 @@ export class EnvironmentManager {
   }
 
   /**
-   * Removes what writers that died left here (see leftovers.ts): safe at any time, even while other
+   * Removes what writers that died left here (see process/leftovers.ts): safe at any time, even while other
    * processes build or fetch into the folder. Returns the names removed.
    */
   removeLeftovers(): string[] {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '@/core/errors';
-import { collectYoungChunks } from '@/engine/duckdb/native-memory';
-import { processAlive } from '@/engine/environment/leftovers';
+import { collectYoungChunks } from '@/engine/process/native-memory';
+import { processAlive } from '@/engine/process/leftovers';
 
 /** How often the disk a file takes is measured against the space left (its COPY is stopped past it). */
 const WATCH_MS = 50;

@@ -1,7 +1,7 @@
 import { InvalidRequestError } from '@/core/errors';
 import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
 import { escapedCsvSql } from '@/engine/export/csv-cells';
-import { quoteIdentifier, quoteString } from '@/engine/sql-text';
+import { quoteIdentifier, quoteString } from '@/engine/sql/sql-text';
 
 /** What an export needs to know of a column's DuckDB type to write it. */
 export type ExportKind =

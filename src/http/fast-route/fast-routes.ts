@@ -31,10 +31,10 @@ import {
   preceding,
 } from '@/http/fast-route/fast-route-checks';
 import { replyOf, sendReply } from '@/http/reply/http-reply';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { checkUrl } from '@/http/input/input-limits';
 import { HostRule, hostRefusal } from '@/http/request/host-rule';
-import { RequestObserver, requestFinished, serveRequest } from '@/http/request/request-context';
+import { RequestObserver, requestFinished, serveRequest } from '@/http/request/request-logging';
 import { setSecurityHeaders } from '@/http/security-headers';
 
 interface ExpressApp {
@@ -108,7 +108,7 @@ const noNext = (): void => undefined;
  *   `sendReply`, sends here and on Nest's path alike; it takes no `@Req()` or `@Res()`.
  * - What the app's middleware does for every request is done here: the security headers, computed once
  *   (`http/security-headers.ts`), the request id and context, the log line and the metrics under the
- *   route's template (`http/request/request-context.ts`); Express' simple query parser
+ *   route's template (`http/request/request-logging.ts`); Express' simple query parser
  *   (`node:querystring`) and its route parameters (the route's own layer matches the path).
  *
  * Start-up fails, naming the route (method, path, handler) and the reason, on what cannot run here

@@ -9,6 +9,7 @@ import {
   createGzip,
   gzip,
 } from 'node:zlib';
+import { countCompression } from '@/metrics/compressions';
 
 /** The content codings Drey sends, preferred in this order when `Accept-Encoding` gives them equal quality. */
 export type Coding = 'br' | 'gzip';
@@ -174,20 +175,9 @@ function gzipOptions(effort: Effort): ZlibOptions {
   return { level: GZIP_LEVEL[effort] };
 }
 
-/**
- * Compressions made, by coding and effort (a stream counts once), since the process started: the metrics
- * read them (`drey_compressions_total`), which is how a cached compressed read is seen to compress nothing.
- */
-export const compressions = new Map<string, number>();
-
-function counted(coding: Coding, effort: Effort): void {
-  const key = `${coding}:${effort}`;
-  compressions.set(key, (compressions.get(key) ?? 0) + 1);
-}
-
 /** Compresses a body in hand on libuv's thread pool, off the event loop. */
 export function compress(body: string | Buffer, coding: Coding, effort: Effort): Promise<Buffer> {
-  counted(coding, effort);
+  countCompression(coding, effort);
   return new Promise((resolve, reject) => {
     const done = (error: Error | null, result: Buffer) => (error ? reject(error) : resolve(result));
     if (coding === 'br') brotliCompress(body, brotliOptions(effort, Buffer.byteLength(body)), done);
@@ -197,7 +187,7 @@ export function compress(body: string | Buffer, coding: Coding, effort: Effort):
 
 /** A compressing stream for a body written as it is produced. */
 export function compressor(coding: Coding) {
-  counted(coding, 'stream');
+  countCompression(coding, 'stream');
   return coding === 'br'
     ? createBrotliCompress(brotliOptions('stream'))
     : createGzip(gzipOptions('stream'));

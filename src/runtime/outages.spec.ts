@@ -1,5 +1,5 @@
 import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
-import { isDiskFull, isUnavailable } from '@/http/errors/unavailable';
+import { isDiskFull, isUnavailable } from '@/runtime/outages';
 
 describe('isUnavailable', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { Problems } from '@/core/project/project-errors';
+import { Problems } from '@/core/project-errors';
 
 export type UserFieldType = 'string' | 'integer' | 'number' | 'boolean';
 export type UserFieldValue = string | number | boolean | null;

@@ -1,6 +1,8 @@
 /**
  * Whether an error means a neighbour (Postgres, Redis) is unreachable rather than that the request is
- * wrong: such errors answer 503 `not_ready` with Retry-After, and the client should simply try again.
+ * wrong: the database waits them out at start-up, an audited action turns them into a NotReadyError, and
+ * the HTTP edge answers them 503 `not_ready` with Retry-After (`http/errors/error-mapping.ts`), so the
+ * client simply tries again.
  */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',

@@ -1,4 +1,4 @@
-import { JsonLogger, LinesPerTurn } from '@/http/request/json-logger';
+import { JsonLogger, LinesPerTurn } from '@/runtime/json-logger';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -1,29 +1,16 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { callerOf } from '@/http/access/access.decorators';
 import type { IncomingMessage } from 'node:http';
 import { clientAddress } from '@/http/request/client-address';
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
+import { inRequestScope } from '@/runtime/request-scope';
 
 const REQUEST_ID = Symbol('requestId');
 type WithId = IncomingMessage & { [REQUEST_ID]?: string };
 
 // A caller-supplied id is kept only when it is short and plain, so it cannot forge log lines.
 const SAFE_ID = /^[A-Za-z0-9._-]{1,128}$/;
-
-/** What services may know of the request they serve (the audit log records it), without seeing HTTP. */
-export interface RequestContext {
-  requestId: string;
-  address: string;
-}
-
-const store = new AsyncLocalStorage<RequestContext>();
-
-/** The current request's id and client address; undefined outside a request (the build worker, the CLI). */
-export function currentRequest(): RequestContext | undefined {
-  return store.getStore();
-}
 
 export function requestIdOf(request: IncomingMessage): string | undefined {
   return (request as WithId)[REQUEST_ID];
@@ -41,7 +28,7 @@ export function serveRequest<T>(
   const id = newRequestId(request.headers['x-request-id']);
   (request as WithId)[REQUEST_ID] = id;
   response.setHeader('X-Request-Id', id);
-  return store.run({ requestId: id, address: clientAddress(request) }, () => work(id));
+  return inRequestScope({ requestId: id, address: clientAddress(request) }, () => work(id));
 }
 
 /** Told of every finished request, with the route template (`/api/.../:dataset/results`) when one matched. */

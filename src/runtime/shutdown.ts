@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
 
 const HARD_DEADLINE_MS = 6000;
 

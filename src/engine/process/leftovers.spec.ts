@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cliBuildId, leftovers, processAlive, writerOf } from '@/engine/environment/leftovers';
+import { cliBuildId, leftovers, processAlive, writerOf } from '@/engine/process/leftovers';
 
 const LIVE = 100;
 const DEAD = 200;

@@ -6,7 +6,7 @@ import {
   type UserField,
   type UserFieldValue,
   withFieldDefaults,
-} from '@/core/project/user-fields';
+} from '@/core/user-fields';
 import { InvalidSelectionError } from '@/core/parameters/parameter-errors';
 import type { ParameterRequest, RawSelection } from '@/core/parameters/selection-request';
 
