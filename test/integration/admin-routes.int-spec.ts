@@ -16,7 +16,8 @@ function controllerFiles(dir: string): string[] {
   });
 }
 
-type Route = `${string} ${string}`;
+/** A route as `METHOD /path`. */
+type Route = string;
 
 /**
  * Every route whose access is `admin`, read from the compiled controllers as the bearer guard reads it
