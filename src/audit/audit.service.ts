@@ -10,9 +10,9 @@ import { currentRequest } from '@/http/request/request-context';
 import { storableCopy } from '@/http/input/input-limits';
 import { DomainError, NotReadyError } from '@/core/errors';
 import { isUnavailable } from '@/http/errors/unavailable';
-import { Transactions } from '@/database/tables/transactions';
+import { Transactions } from '@/database/transactions';
 import { JsonLogger } from '@/http/request/json-logger';
-import { GroupCommit } from '@/core/group-commit';
+import { GroupCommit } from '@/audit/group-commit';
 
 export interface AuditEntry {
   action: string;

@@ -3,7 +3,7 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import type { AccessToken } from '@/database/tables/access-tokens.entity';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
-import { TokenRecords } from '@/database/tables/token-records';
+import { TokenRecords } from '@/database/token-records/token-records';
 import type { User } from '@/database/tables/users.entity';
 import { userCaller, type Caller } from '@/core/caller';
 import { InvalidRequestError, NotFoundError } from '@/core/errors';

@@ -16,7 +16,7 @@ import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliverie
 import { Engine } from '@/engine/engine';
 import { BuildInterruptedError } from '@/engine/materialize/materialize-environment';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import { ProjectError } from '@/core/project/project-errors';
 import { MetricsService } from '@/metrics/metrics.service';
 
@@ -42,7 +42,7 @@ export class BuildsService implements OnApplicationBootstrap {
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
     private readonly sync: EnvironmentSync,
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly audit: AuditService,
     private readonly logger: JsonLogger,
     metrics: MetricsService,

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { JsonLogger } from '@/http/request/json-logger';
 import { Database } from '@/database/database';
-import { EnvironmentStore } from '@/database/tables/environment-store';
+import { EnvironmentStore } from '@/database/environment-store';
 import { Engine } from '@/engine/engine';
 
 /** How often a replica asks the store for a newer build: the bar is "served everywhere within 2 s". */

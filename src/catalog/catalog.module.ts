@@ -3,10 +3,10 @@ import { CatalogController } from '@/catalog/catalog.controller';
 import { CatalogLegacyController } from '@/catalog/catalog.legacy.controller';
 import { CatalogService } from '@/catalog/catalog.service';
 import { ProjectInfoController } from '@/catalog/project-info.controller';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterWidgetsModule } from '@/parameter-widgets/parameter-widgets.module';
 
 @Module({
-  imports: [ParametersModule],
+  imports: [ParameterWidgetsModule],
   controllers: [ProjectInfoController, CatalogController, CatalogLegacyController],
   providers: [CatalogService],
   exports: [CatalogService],

@@ -4,7 +4,7 @@ import { callerView, canOpenItem } from '@/core/scope';
 import { choosableWidgets, embedRequest } from '@/core/embed';
 import { catalogConnections, catalogModels, declaredFields } from '@/catalog/catalog-detail';
 import { LineageEdge, projectLineage } from '@/catalog/lineage';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import { emptyParameterRequest } from '@/core/parameters/selection-request';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
@@ -46,7 +46,7 @@ export class CatalogService {
   }
 
   constructor(
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly served: ServedProject,
   ) {}
 

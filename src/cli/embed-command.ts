@@ -11,7 +11,7 @@ import { ISSUED_BY_OPERATOR, issuedDetails, planEmbedToken } from '@/core/embed'
 import { formatTimestamp } from '@/core/timestamps';
 import { loadProject } from '@/core/project/project-loader';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
-import { Transactions } from '@/database/tables/transactions';
+import { Transactions } from '@/database/transactions';
 import { JsonLogger } from '@/http/request/json-logger';
 
 /** Who the audit log names for a token the CLI issues: whoever runs it has the service's secret. */

@@ -33,7 +33,7 @@ import {
 import { DashboardCache } from '@/dashboards/dashboard-cache';
 import { RenderedPage, etagOfBody } from '@/dashboards/rendered-page';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import { findItem } from '@/core/project/items';
@@ -77,7 +77,7 @@ export class DashboardsService {
 
   constructor(
     private readonly engine: Engine,
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly datasets: DatasetsService,
     private readonly cache: DashboardCache,
     pages: DashboardPages,

@@ -4,10 +4,10 @@ import { DatasetsLegacyController } from '@/datasets/datasets.legacy.controller'
 import { DatasetsController } from '@/datasets/datasets.controller';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { MetricsModule } from '@/metrics/metrics.module';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterWidgetsModule } from '@/parameter-widgets/parameter-widgets.module';
 
 @Module({
-  imports: [MetricsModule, ParametersModule],
+  imports: [MetricsModule, ParameterWidgetsModule],
   controllers: [DatasetsController, DatasetsLegacyController],
   providers: [DatasetResultCache, DatasetsService],
   exports: [DatasetsService],

@@ -4,7 +4,7 @@ import { callerView, requireScope } from '@/core/scope';
 import { choosableWidgets, embedRequest, refuseEmbedded } from '@/core/embed';
 import { checkAtMostOneSelection } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 import { ItemKind, findItem } from '@/core/project/items';
 import type { Project } from '@/core/project/project';
@@ -25,7 +25,7 @@ export class ParameterWidgetsService {
   }
 
   constructor(
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly served: ServedProject,
   ) {}
 

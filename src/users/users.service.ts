@@ -15,7 +15,7 @@ import { hashPassword, verifyPassword } from '@/users/passwords';
 import { parseNewUser, parseUserUpdate, withFieldDefaults } from '@/users/user-fields.rules';
 import type { User } from '@/database/tables/users.entity';
 import { UsersRepository } from '@/database/tables/users.repository';
-import { TokenRecords } from '@/database/tables/token-records';
+import { TokenRecords } from '@/database/token-records/token-records';
 
 export const ADMIN = 'admin';
 

@@ -12,7 +12,7 @@ import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { USERNAME } from '@/users/user-fields.rules';
 import { UsersRepository } from '@/database/tables/users.repository';
-import { TokenRecords } from '@/database/tables/token-records';
+import { TokenRecords } from '@/database/token-records/token-records';
 
 /**
  * Single sign-on: identity headers from trusted proxies, and identity-provider bearer tokens. Both become

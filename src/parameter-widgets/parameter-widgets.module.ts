@@ -2,11 +2,11 @@ import { Module } from '@nestjs/common';
 import { ParameterWidgetsService } from '@/parameter-widgets/parameter-widgets.service';
 import { ParametersLegacyController } from '@/parameter-widgets/parameters.legacy.controller';
 import { ParametersController } from '@/parameter-widgets/parameters.controller';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 
 @Module({
   controllers: [ParametersController, ParametersLegacyController],
-  providers: [ParametersService, ParameterWidgetsService],
-  exports: [ParametersService, ParameterWidgetsService],
+  providers: [ParameterCatalogService, ParameterWidgetsService],
+  exports: [ParameterCatalogService, ParameterWidgetsService],
 })
-export class ParametersModule {}
+export class ParameterWidgetsModule {}

@@ -17,7 +17,7 @@ interface Resolved {
  * resolved once per environment: after a build here, or when this process notices another process's build.
  */
 @Injectable()
-export class ParametersService {
+export class ParameterCatalogService {
   private resolved?: Resolved;
   private resolving?: Promise<Resolved>;
   private readonly queries = new WeakMap<Project, { parameter: string; sql: string }[]>();
