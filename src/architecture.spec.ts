@@ -22,6 +22,9 @@ const FLOORS: string[][] = [
   ['config'],
   ['database', 'cache'],
   ['engine'],
+  // The parameter catalog of the environment served: on the engine alone, read by every feature that
+  // takes selections (the parameter widgets, datasets, dashboards, the data catalog, builds, admin, MCP).
+  ['parameter-catalog'],
   // Features, each on the ones it uses.
   ['metrics', 'audit'],
   ['users'],

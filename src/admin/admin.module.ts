@@ -3,10 +3,10 @@ import { AdminController } from '@/admin/admin.controller';
 import { QueryModelsService } from '@/admin/query-models.service';
 import { AuditModule } from '@/audit/audit.module';
 import { BuildsModule } from '@/builds/builds.module';
-import { ParameterWidgetsModule } from '@/parameter-widgets/parameter-widgets.module';
+import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
 
 @Module({
-  imports: [AuditModule, BuildsModule, ParameterWidgetsModule],
+  imports: [AuditModule, BuildsModule, ParameterCatalogModule],
   controllers: [AdminController],
   providers: [QueryModelsService],
   exports: [QueryModelsService],

@@ -5,6 +5,7 @@ import { CatalogModule } from '@/catalog/catalog.module';
 import { DashboardsModule } from '@/dashboards/dashboards.module';
 import { DatasetsModule } from '@/datasets/datasets.module';
 import { MetricsModule } from '@/metrics/metrics.module';
+import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
 import { ParameterWidgetsModule } from '@/parameter-widgets/parameter-widgets.module';
 import { MCP_PATHS, McpController } from '@/mcp/mcp.controller';
 import { McpChallengeMiddleware, McpProtectedResource } from '@/mcp/mcp-protected-resource';
@@ -21,6 +22,7 @@ import { McpTools } from '@/mcp/mcp-tools';
     DashboardsModule,
     DatasetsModule,
     MetricsModule,
+    ParameterCatalogModule,
     ParameterWidgetsModule,
   ],
   controllers: [McpController],
