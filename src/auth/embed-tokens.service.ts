@@ -8,16 +8,16 @@ import { APP_CONFIG, type AppConfig } from '@/config/config';
 import { ConfigError } from '@/config/config-error';
 import { SECRETS, type Secrets } from '@/config/secrets';
 import type { Caller } from '@/core/caller';
+import { embedCaller } from '@/core/embedding/embed-caller';
 import {
   EMBED_AUDIENCE,
   EmbedClaimsError,
   ISSUED_BY_OPERATOR,
   checkEmbedTarget,
-  embedCaller,
   parseEmbedClaims,
   type EmbedClaims,
-  type EmbedTokenPlan,
-} from '@/core/embed';
+} from '@/core/embedding/embed-claims';
+import type { EmbedTokenPlan } from '@/core/embedding/embed-token-plan';
 import { InvalidTokenError } from '@/core/errors';
 import { UUID } from '@/auth/tokens.service';
 import type { Project } from '@/core/project/project';

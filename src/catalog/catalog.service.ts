@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, canOpenItem } from '@/core/scope';
-import { choosableWidgets, embedRequest } from '@/core/embed';
+import { choosableWidgets, embedRequest } from '@/core/embedding/embed-request';
 import { catalogConnections, catalogModels, declaredFields } from '@/catalog/catalog-detail';
 import { LineageEdge, projectLineage } from '@/catalog/lineage';
 import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';

@@ -4,7 +4,7 @@ import { CallerSlots, slotOwner } from '@/core/caller-slots';
 import { currentRequest } from '@/http/request/request-context';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
-import { embedRequest } from '@/core/embed';
+import { embedRequest } from '@/core/embedding/embed-request';
 import { calledDataset, datasetRequest, templateDataset } from '@/dashboards/dashboard-datasets';
 import { BrowserPool, PngOptions } from '@/dashboards/render/browser-pool';
 import {

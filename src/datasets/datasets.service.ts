@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
-import { embedRequest } from '@/core/embed';
+import { embedRequest } from '@/core/embedding/embed-request';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
 import { currentRequest } from '@/http/request/request-context';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { EmbeddingService } from '@/embedding/embedding.service';
-import type { EmbedTokenRequest } from '@/core/embed';
+import type { EmbedTokenRequest } from '@/core/embedding/embed-token-plan';
 import type { AdminCaller } from '@/core/caller';
 import { formatTimestamp } from '@/core/timestamps';
 import { AdminOnly, CurrentAdmin } from '@/http/access/access.decorators';

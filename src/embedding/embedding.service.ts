@@ -6,15 +6,14 @@ import { JwtKeys } from '@/auth/jwt-keys';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
 import { SECRETS, type Secrets } from '@/config/secrets';
 import { auditActor, type AdminCaller } from '@/core/caller';
+import { embedCaller } from '@/core/embedding/embed-caller';
+import { isTokenId, parseEmbedClaims } from '@/core/embedding/embed-claims';
 import {
-  embedCaller,
-  isTokenId,
   issuedDetails,
-  parseEmbedClaims,
   planEmbedToken,
   type EmbedTokenPlan,
   type EmbedTokenRequest,
-} from '@/core/embed';
+} from '@/core/embedding/embed-token-plan';
 import { DomainError, type ErrorCode, ForbiddenError, InvalidRequestError } from '@/core/errors';
 import { emptyParameterRequest } from '@/core/parameters/selection-request';
 import type { Project } from '@/core/project/project';

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { asAdministrator, Caller } from '@/core/caller';
 import { callerView } from '@/core/scope';
-import { choosableWidgets, embedRequest } from '@/core/embed';
+import { choosableWidgets, embedRequest } from '@/core/embedding/embed-request';
 import { ForbiddenError, InvalidRequestError } from '@/core/errors';
 import { emptyParameterRequest, parseBodySelections } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';

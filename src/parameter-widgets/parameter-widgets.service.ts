@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/scope';
-import { choosableWidgets, embedRequest, refuseEmbedded } from '@/core/embed';
+import { choosableWidgets, embedRequest, refuseEmbedded } from '@/core/embedding/embed-request';
 import { checkAtMostOneSelection } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
