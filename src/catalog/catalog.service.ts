@@ -40,11 +40,6 @@ export class CatalogService {
     { lineage: LineageEdge[]; connections: Json[]; models: Json[] }
   >();
 
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   constructor(
     private readonly parameters: ParameterCatalogService,
     private readonly served: ServedProject,
@@ -65,8 +60,10 @@ export class CatalogService {
 
   openItems(caller: Caller): OpenItems {
     return {
-      datasets: this.project.datasets.filter((dataset) => canOpenItem('dataset', dataset, caller)),
-      dashboards: this.project.dashboards.filter((dashboard) =>
+      datasets: this.served.current.datasets.filter((dataset) =>
+        canOpenItem('dataset', dataset, caller),
+      ),
+      dashboards: this.served.current.dashboards.filter((dashboard) =>
         canOpenItem('dashboard', dashboard, caller),
       ),
     };
@@ -80,10 +77,10 @@ export class CatalogService {
       parameters: caller.embed
         ? this.embeddedParameters(caller, [...open.datasets, ...open.dashboards], catalog)
         : catalog.widgets(catalog.names(), emptyParameterRequest(), callerView(caller)),
-      fieldsOf: (dataset) => declaredFields(findModel(this.project, dataset.model)),
-      connections: caller.isAdmin ? this.adminPartsOf(this.project).connections : [],
-      models: caller.isAdmin ? this.adminPartsOf(this.project).models : [],
-      lineage: caller.isAdmin ? this.adminPartsOf(this.project).lineage : [],
+      fieldsOf: (dataset) => declaredFields(findModel(this.served.current, dataset.model)),
+      connections: caller.isAdmin ? this.adminPartsOf(this.served.current).connections : [],
+      models: caller.isAdmin ? this.adminPartsOf(this.served.current).models : [],
+      lineage: caller.isAdmin ? this.adminPartsOf(this.served.current).lineage : [],
     };
   }
 

@@ -52,10 +52,6 @@ export class EmbeddingService {
     this.keys = new JwtKeys(secrets);
   }
 
-  private get project(): Project {
-    return this.served.current;
-  }
-
   /**
    * `POST P/embed-tokens`: a token for one dataset or dashboard of the project, signed by Drey and naming
    * the administrator (`by`), whose rights bound it at each use. 400 `invalid_request` for an item that
@@ -66,7 +62,7 @@ export class EmbeddingService {
     // Every administrator has a row (SSO provisions one); a token must name the one whose rights bound it.
     if (admin.userId === null)
       throw new ForbiddenError('Embedding tokens are issued by a user of Drey');
-    const project = this.project;
+    const project = this.served.current;
     const plan = planEmbedToken(project, body, {
       maxMinutes: this.config.embedding.maxMinutes,
       id: randomUUID(),
