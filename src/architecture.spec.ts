@@ -20,6 +20,9 @@ const FLOORS: string[][] = [
   ['config'],
   ['database', 'cache', 'metrics'],
   ['engine'],
+  // The parameter catalog of the environment served: on the engine alone, read by every feature that
+  // takes selections (the parameter widgets, datasets, dashboards, the data catalog, builds, admin, MCP).
+  ['parameter-catalog'],
   // The HTTP edge, over the infrastructure and under the features' controllers: what the legacy layout
   // changes (its rules, mappers, messages and paths), the HTTP plumbing, the OpenAPI document.
   ['legacy'],
@@ -55,8 +58,11 @@ const SUBFLOORS: Record<string, string[][]> = {
     // timestamps, result built-ins.
     ['.'],
     ['users', 'parameters'],
-    // A project holds parameters; its items and who may open them (scope, embedding) stand on both.
+    // A project holds parameters; its items and who may open them (scope) stand on both.
     ['project'],
+    // An embedding token's claims, the caller it stands for and what it may ask of its item: on the
+    // project's items and their scope.
+    ['embedding'],
   ],
   engine: [
     // What the parts hand each other (SQL text, bound values, a query's result) and what they ask of the
@@ -87,8 +93,15 @@ const SUBFLOORS: Record<string, string[][]> = {
   audit: [['dto'], ['.']],
   auth: [['dto', 'sso'], ['.']],
   dashboards: [['template'], ['render'], ['.']],
-  database: [['migrations', 'tables'], ['.']],
+  database: [
+    // What the tables stand on: one transaction around a service's steps, the token records kept per
+    // process; beside them the migrations and the embedded database (PGlite in a thread of its own).
+    ['transactions', 'token-records', 'migrations', 'embedded'],
+    ['tables'],
+    ['.'],
+  ],
   datasets: [['results'], ['.']],
+  embedding: [['dto'], ['.']],
 };
 
 /** Arrows that point up a floor, each with its reason. At most two. */

@@ -6,8 +6,8 @@ import { SERVICE_VERSION } from '@/config/service-version';
 import { AppConfig, ConfigError, loadConfig } from '@/config/config';
 import { withProjectDataDir } from '@/config/data-dir';
 import { EnvFileError, loadEnvFile } from '@/config/env-file';
-import { EmbeddedDatabaseInUseError, logStaleLock } from '@/database/embedded-lock';
-import { startEmbeddedPostgres } from '@/database/embedded-postgres';
+import { EmbeddedDatabaseInUseError, logStaleLock } from '@/database/embedded/embedded-lock';
+import { startEmbeddedPostgres } from '@/database/embedded/embedded-postgres';
 import { ProjectError } from '@/core/project-errors';
 import { loadProject } from '@/core/project/project-loader';
 

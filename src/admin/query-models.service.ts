@@ -7,7 +7,7 @@ import { APP_CONFIG, AppConfig } from '@/config/config';
 import { parseResultOptions } from '@/datasets/results/result-options';
 import { DatasetResult, schemaFields, shapeResult } from '@/datasets/results/result-shape';
 import { Engine } from '@/engine/engine';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import {
   ParameterRequest,
   checkJsonBuiltins,
@@ -27,7 +27,7 @@ const MAX_SQL = 100_000;
 export class QueryModelsService {
   constructor(
     private readonly engine: Engine,
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

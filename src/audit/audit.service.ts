@@ -10,9 +10,9 @@ import { currentRequest } from '@/runtime/request-scope';
 import { storableCopy } from '@/core/input-rules';
 import { DomainError, NotReadyError } from '@/core/errors';
 import { isUnavailable } from '@/runtime/outages';
-import { Transactions } from '@/database/tables/transactions';
+import { Transactions } from '@/database/transactions/transactions';
 import { JsonLogger } from '@/runtime/json-logger';
-import { GroupCommit } from '@/core/group-commit';
+import { GroupCommit } from '@/audit/group-commit';
 
 export interface AuditEntry {
   action: string;

@@ -8,7 +8,7 @@ import { JsonLogger } from '@/runtime/json-logger';
 import { UsersService } from '@/users/users.service';
 import type { AccessToken } from '@/database/tables/access-tokens.entity';
 import type { User } from '@/database/tables/users.entity';
-import { TokenRecords } from '@/database/tables/token-records';
+import { TokenRecords } from '@/database/token-records/token-records';
 
 /** The login form's fields, as sent (LoginFormDto validates their types). */
 export interface LoginForm {

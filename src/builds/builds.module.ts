@@ -13,7 +13,7 @@ import { EnvironmentSync } from '@/builds/environment-sync.service';
 import { redisConnection } from '@/builds/redis-connection';
 import type { AppConfig } from '@/config/config';
 import { MetricsModule } from '@/metrics/metrics.module';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
 
 /**
  * Builds: the queue (BullMQ on Redis when REDIS_URL is set, otherwise in this process, behind the same
@@ -21,7 +21,7 @@ import { ParametersModule } from '@/parameter-widgets/parameters.module';
  * {@link BuildsProcessor} calls the runner; without it, the in-process queue does.
  */
 @Module({
-  imports: [AuditModule, MetricsModule, ParametersModule],
+  imports: [AuditModule, MetricsModule, ParameterCatalogModule],
   providers: [
     BuildRunner,
     BuildsService,

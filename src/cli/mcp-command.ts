@@ -6,7 +6,7 @@ import type { Credential } from '@/auth/credentials';
 import type { CliOutput } from '@/cli/cli-output';
 import type { AppConfig } from '@/config/config';
 import { resolveSecrets } from '@/config/secrets';
-import { startEmbeddedPostgres } from '@/database/embedded-postgres';
+import { startEmbeddedPostgres } from '@/database/embedded/embedded-postgres';
 import { JsonLogger } from '@/runtime/json-logger';
 import { McpService } from '@/mcp/mcp.service';
 import { ServedProject } from '@/core/project/served-project';

@@ -15,7 +15,7 @@ import { ARGUMENT_BOUNDS, inputFault } from '@/core/input-rules';
 import { checkNewPassword, generatePassword } from '@/core/users/password-policy';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
 import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
-import { Transactions } from '@/database/tables/transactions';
+import { Transactions } from '@/database/transactions/transactions';
 import { UsersRepository } from '@/database/tables/users.repository';
 import type { JsonValue, ResultColumn } from '@/engine/sql/query-result';
 import { addUser as insertUser } from '@/users/add-user';

@@ -5,7 +5,7 @@ import {
   EmbeddedOptions,
   EmbeddedPostgres,
   startEmbeddedPostgres,
-} from '@/database/embedded-postgres';
+} from '@/database/embedded/embedded-postgres';
 
 export interface DatabaseOptions {
   databaseUrl?: string;

@@ -4,10 +4,10 @@ import { DatasetsLegacyController } from '@/datasets/datasets.legacy.controller'
 import { DatasetsController } from '@/datasets/datasets.controller';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { MetricsModule } from '@/metrics/metrics.module';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
 
 @Module({
-  imports: [MetricsModule, ParametersModule],
+  imports: [MetricsModule, ParameterCatalogModule],
   controllers: [DatasetsController, DatasetsLegacyController],
   providers: [DatasetResultCache, DatasetsService],
   exports: [DatasetsService],

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/project/scope';
-import { embedRequest } from '@/core/project/embed';
+import { embedRequest } from '@/core/embedding/embed-request';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
 import { currentRequest } from '@/runtime/request-scope';
@@ -36,7 +36,7 @@ import type { CompiledDataset } from '@/engine/compile';
 import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
 import type { QueryResult, RowWindow } from '@/engine/sql/query-result';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import { findItem } from '@/core/project/items';
@@ -106,7 +106,7 @@ export class DatasetsService {
 
   constructor(
     private readonly engine: Engine,
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly cache: DatasetResultCache,
     private readonly served: ServedProject,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

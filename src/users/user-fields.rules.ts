@@ -111,5 +111,5 @@ export function parseUserUpdate(body: unknown, fields: UserField[], username: st
   };
 }
 
-// The rule itself is the core's: embedding tokens' attributes (core/project/embed.ts) follow it too.
+// The rule itself is the core's: embedding tokens' attributes (core/embedding/embed-caller.ts) follow it too.
 export { withFieldDefaults };

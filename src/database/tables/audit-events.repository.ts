@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { tableOf } from '@/database/tables/transactions';
+import { tableOf } from '@/database/transactions/transactions';
 import { DataSource, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AuditEvent } from '@/database/tables/audit-events.entity';

@@ -1,7 +1,7 @@
 import type { Epochs } from '@/cache/redis-epoch';
-import type { TokenRecord } from '@/database/tables/token-lookup';
-import { KEPT_MS, TokenRecords } from '@/database/tables/token-records';
-import type { TokenChanges } from '@/database/tables/token-changes';
+import type { TokenRecord } from '@/database/token-records/token-lookup';
+import { KEPT_MS, TokenRecords } from '@/database/token-records/token-records';
+import type { TokenChanges } from '@/database/token-records/token-changes';
 
 /** Postgres as the lookup sees it: rows that tests change, and the reads made. */
 class Rows {

@@ -17,15 +17,10 @@ interface Resolved {
  * resolved once per environment: after a build here, or when this process notices another process's build.
  */
 @Injectable()
-export class ParametersService {
+export class ParameterCatalogService {
   private resolved?: Resolved;
   private resolving?: Promise<Resolved>;
   private readonly queries = new WeakMap<Project, { parameter: string; sql: string }[]>();
-
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
 
   constructor(
     private readonly engine: Engine,
@@ -44,13 +39,13 @@ export class ParametersService {
 
   /** The catalog for the current environment; 503 not_ready before the first build when queries need one. */
   async catalog(): Promise<ParameterCatalog> {
-    const project = this.project;
+    const project = this.served.current;
     const environmentId =
       this.queriesOf(project).length === 0
         ? undefined
         : (this.engine.freshBuildId() ?? (await this.currentEnvironment()));
     // Following another process's build may have brought its project too: start again with it.
-    if (this.project !== project) return this.catalog();
+    if (this.served.current !== project) return this.catalog();
     const resolved = this.resolved;
     if (resolved && resolved.project === project && resolved.environmentId === environmentId) {
       return resolved.catalog;

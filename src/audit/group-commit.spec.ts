@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { GroupCommit } from '@/core/group-commit';
+import { GroupCommit } from '@/audit/group-commit';
 
 /** A store whose writes finish when the test says so. */
 function store() {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { acquireLock, EmbeddedLock, OnStale } from '@/database/embedded-lock';
-import type { WorkerReady } from '@/database/embedded-postgres.worker';
+import { acquireLock, EmbeddedLock, OnStale } from '@/database/embedded/embedded-lock';
+import type { WorkerReady } from '@/database/embedded/embedded-postgres.worker';
 import { keepPriority } from '@/runtime/background-threads';
 
 /** A PGlite database under DATA_DIR, served on a loopback port so `pg` and TypeORM use it unchanged. */

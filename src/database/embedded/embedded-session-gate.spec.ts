@@ -1,4 +1,4 @@
-import { GatedDatabase, SessionGate } from '@/database/embedded-session-gate';
+import { GatedDatabase, SessionGate } from '@/database/embedded/embedded-session-gate';
 
 /** A protocol message: its type byte, its length, its payload (a label for the test). */
 function message(type: string, payload = ''): Uint8Array {

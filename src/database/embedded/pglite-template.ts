@@ -14,7 +14,7 @@ export function pgliteTemplatePath(): string {
   const { version } = JSON.parse(
     readFileSync(join(dirname(pglite), '..', 'package.json'), 'utf8'),
   ) as { version: string };
-  return join(__dirname, '..', 'pglite', `empty-cluster-${version}.tar.gz`);
+  return join(__dirname, '..', '..', 'pglite', `empty-cluster-${version}.tar.gz`);
 }
 
 /** The template's bytes, or undefined when `npm ci` has not made it for this PGlite version. */

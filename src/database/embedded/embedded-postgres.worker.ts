@@ -3,8 +3,8 @@ import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
-import { SessionGate } from '@/database/embedded-session-gate';
-import { readPgliteTemplate } from '@/database/pglite-template';
+import { SessionGate } from '@/database/embedded/embedded-session-gate';
+import { readPgliteTemplate } from '@/database/embedded/pglite-template';
 import { currentThreadId } from '@/runtime/background-threads';
 
 /*

@@ -1,6 +1,6 @@
 import type { Epochs } from '@/cache/redis-epoch';
-import type { TokenRecord } from '@/database/tables/token-lookup';
-import type { TokenChanges } from '@/database/tables/token-changes';
+import type { TokenRecord } from '@/database/token-records/token-lookup';
+import type { TokenChanges } from '@/database/token-records/token-changes';
 
 /**
  * How long a record is kept at most: the bound for a change made outside Drey (SQL by hand) or one that

@@ -9,7 +9,7 @@ import {
   lockPath,
   processStartOf,
   readLock,
-} from '@/database/embedded-lock';
+} from '@/database/embedded/embedded-lock';
 
 /** A live process other than this one, to hold a lock. */
 function sleeper(): Promise<ChildProcess> {
