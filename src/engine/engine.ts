@@ -280,9 +280,9 @@ export class Engine {
    * The id of the build being served when no other process has switched it since it was last followed,
    * else undefined (then {@link acquireEnvironment} follows the switch): what a request answered from a
    * cache keys on without holding the build. The pointer's stat behind it is made once per turn of the
-   * event loop and shared by the requests of that turn (a cached read made two, 3.2% of its busy CPU in
-   * the profile of bench/cpu-per-request.js): a switch made by another process during the turn is seen
-   * from the next one, as if made just after; a switch made here is seen at once.
+   * event loop and shared by the requests of that turn (a cached read asks twice; see docs/performance.md,
+   * "Figures behind the code", "The build pointer, once a turn"): a switch made by another process during
+   * the turn is seen from the next one, as if made just after; a switch made here is seen at once.
    */
   freshBuildId(): string | undefined {
     if (this.servedThisTurn === undefined) {

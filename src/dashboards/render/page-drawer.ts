@@ -74,10 +74,10 @@ export class PageDrawer {
       type: 'png',
       clip: { x: 0, y: 0, width: size.width, height },
       captureBeyondViewport: true,
-      // Not Chromium's faster PNG encoding (optimizeForSpeed): it saved 50-60 ms of a warm render (screenshot
-      // 108-130 ms instead of 172-180 ms) but made the example's PNG 136 KB instead of 100 KB, and Squirrels
-      // Studio v1 turns a PNG into base64 with String.fromCharCode(...bytes): past about 125,000 arguments
-      // that throws, and the dashboard stayed blank (test/clients.e2e-spec.ts).
+      // Not Chromium's faster PNG encoding (optimizeForSpeed): faster, but its larger PNGs break Squirrels
+      // Studio v1, which turns a PNG into base64 with String.fromCharCode(...bytes): past about 125,000
+      // arguments that throws, and the dashboard stayed blank (test/clients.e2e-spec.ts; the figures:
+      // docs/performance.md, "Figures behind the code", "PNG encoding").
     });
     return Buffer.from(png);
   }

@@ -9,10 +9,11 @@ import { escapeHtml } from '@/http/html';
 
 /**
  * A warm page for PNG renders of pages that use the layout. Loading a page as a document of its own costs
- * most of a render: Chromium parses, compiles and runs the 200 KB of Chart.js each time (110-180 ms of a
- * 300-500 ms render, measured on the example dashboard, 2026-11-26). The shell is a document of ours with
- * Chart.js already run; a render parses its page with the browser's own parser (DOMParser: nothing runs),
- * checks it, moves its head and body into the shell and runs the layout's own scripts there (35-55 ms).
+ * most of a render: Chromium parses, compiles and runs the 200 KB of Chart.js each time. The shell is a
+ * document of ours with Chart.js already run; a render parses its page with the browser's own parser
+ * (DOMParser: nothing runs), checks it, moves its head and body into the shell and runs the layout's own
+ * scripts there, a fraction of that time (see docs/performance.md, "Figures behind the code", "The page
+ * shell").
  * The screenshot is byte for byte the one of the page loaded whole (test/integration/dashboard-page-reuse).
  *
  * Isolation between callers: a shell is reused by renders of different callers, so no script of a project

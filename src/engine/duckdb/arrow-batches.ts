@@ -25,13 +25,10 @@ export interface ArrowColumn {
  * Rows gathered from DuckDB's chunks (2,048 rows each) into one record batch: 8 chunks, about 1 MB of
  * bench/project's orders. V8 counts the views of a batch's chunks and the batch's bytes (until the reader
  * has them) as external memory, and counts what it has grown by since the last full collection against
- * the old generation's limit; with the server's 60 MB heap that limit leaves some 8 MB, and batches of
- * 32 chunks (4 MB of message, 5 MB of views) crossed it, so that one full collection led to the next,
- * often for the rest of the export. Measured on the server (one core, after CSV, NDJSON and Parquet
- * exports, 2 x 14 exports of 1,000,000 rows each): 65,536 rows a batch, 0.13-0.73 s of CPU per export,
- * a third of them over 0.25 s; 32,768 rows, 0.14-0.66 s; 16,384 rows, 0.12-0.28 s. The message of a
- * batch costs a flatbuffer here, and apache-arrow's reader as much again: 62 batches for 1,000,000 rows
- * keep that small.
+ * the old generation's limit; with the server's small heap that limit leaves little, and a batch must stay
+ * well under it, or one full collection leads to the next, often for the rest of the export. The message of
+ * a batch costs a flatbuffer here, and apache-arrow's reader as much again, so batches are not made
+ * smaller than needed (see docs/performance.md, "Figures behind the code", "Arrow batch size").
  */
 export const ARROW_BATCH_ROWS = 16_384;
 /**
@@ -69,11 +66,10 @@ interface PendingChunk {
  * vectors are only looked at when it comes (the NULLs counted, the text measured), and copied once the
  * batch is complete, when every buffer's size is known: fixed-width values and validity bits whole from
  * DuckDB's memory (they have Arrow's binary form, least significant bit first on a little-endian
- * machine), text as UTF-8 bytes, never decoded. So no buffer outlives the batch it was made for: the
- * previous version's builders, kept from one batch to the next (some 6 MB an export), moved to V8's old
- * generation, where only full collections free them, and brought one every few exports, from which
- * V8 went on collecting the whole heap five to eight times per export (an export's CPU time from
- * 0.12 s to 0.6-1.0 s; 1,000,000 rows of bench/project's orders in a process holding a 60 MB heap).
+ * machine), text as UTF-8 bytes, never decoded. So no buffer outlives the batch it was made for: buffers
+ * kept from one batch to the next move to V8's old generation, where only full collections free them, and
+ * bring such collections over and over (see docs/performance.md, "Figures behind the code", "Arrow batch
+ * size").
  */
 export class RecordBatchAssembler {
   rows = 0;
@@ -287,8 +283,8 @@ function copyText(
       const to = textStart + end;
       if (length <= 12 && to + 12 <= textEnd) {
         // Whole words, past the string's end too: the strings after it overwrite those bytes, up to
-        // textEnd. A third of the time of a byte-by-byte copy (1,000,000 strings of 4-11 bytes:
-        // 2.3-3.4 ms against 7.7-9.4 ms); a view per short string cost more than either.
+        // textEnd. Faster than a byte-by-byte copy, and a view per short string cost more than either
+        // (see docs/performance.md, "Figures behind the code", "Copying short strings").
         view.setUint32(to, words[row * 4 + 1], true);
         if (length > 4) view.setUint32(to + 4, words[row * 4 + 2], true);
         if (length > 8) view.setUint32(to + 8, words[row * 4 + 3], true);
