@@ -94,9 +94,9 @@ export class EmbedTokensService {
 
   /**
    * Whether a bearer token is an embedding's (its `aud` says so), without checking it. Every request with a
-   * token asks, and decoding the payload was 2.5% of a cached read's CPU in the profile of
-   * bench/cpu-per-request.js: the answer, which depends on the text alone, is kept per token (as JwtStrategy
-   * keeps checked signatures; a full table starts again).
+   * token asks, so the answer, which depends on the text alone, is kept per token rather than decoded
+   * again (as JwtStrategy keeps checked signatures; a full table starts again; see docs/performance.md,
+   * "Figures behind the code", "Telling an embedding token").
    */
   isEmbedToken(token: string): boolean {
     if (token.length > MAX_TOKEN_CHARS) return false;

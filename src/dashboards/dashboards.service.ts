@@ -6,7 +6,8 @@ import type { Caller } from '@/core/caller';
 import { callerView, requireScope } from '@/core/project/scope';
 import { embedRequest } from '@/core/embedding/embed-request';
 import { calledDataset, datasetRequest, templateDataset } from '@/dashboards/dashboard-datasets';
-import { BrowserPool, PngOptions } from '@/dashboards/render/browser-pool';
+import { BrowserPool } from '@/dashboards/render/browser-pool';
+import type { PngOptions } from '@/dashboards/render/page-drawer';
 import {
   DashboardPages,
   DashboardTemplateError,

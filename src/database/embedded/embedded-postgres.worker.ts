@@ -20,8 +20,9 @@ import { currentThreadId } from '@/runtime/background-threads';
  */
 async function openPglite(dir: string): Promise<PGlite> {
   const { PGlite } = await import('@electric-sql/pglite');
-  // With PGlite's default 128 MB of shared buffers, opening the database took twice as long as with 16 MB
-  // (3.3 s against 1.5 s on a busy 2-CPU machine). Drey's own tables (users, tokens, builds, audit) are small.
+  // Small shared buffers: PGlite's default 128 MB made opening the database twice as slow (see
+  // docs/performance.md, "Figures behind the code", "PGlite's shared buffers"), and Drey's own tables
+  // (users, tokens, builds, audit) are small.
   const options = { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] };
   const fresh = !existsSync(join(dir, 'PG_VERSION'));
   const template = fresh ? readPgliteTemplate() : undefined;

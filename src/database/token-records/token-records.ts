@@ -27,8 +27,9 @@ interface Kept {
  * ({@link changed}), stays the same. A process reads that value once per turn of the event loop (one
  * GET for every request of the turn, sent after they arrived), instead of one Postgres query per turn; a
  * different value empties what it keeps. A record read from Postgres is kept only if the value it was read
- * under is still current, so a write committed while it was read cannot be hidden. Measured on this machine
- * (bench/token-lookup-cost.js): the Postgres query costs the process about 30 µs of CPU, the GET 11 to 15.
+ * under is still current, so a write committed while it was read cannot be hidden. The GET costs the process
+ * a fraction of the query's CPU (see docs/performance.md, "Figures behind the code", "Token records: a
+ * Redis GET against a Postgres lookup").
  *
  * Without Redis nothing is kept (a command line writing to the same database could not say so): every turn
  * queries Postgres, as before. When Redis cannot be read, that turn does too. A change that could not be

@@ -10,10 +10,10 @@ let collect: Collect | undefined;
  * wrapper, which happens in full collections only; and V8 schedules those by the growth of its own heap,
  * blind to memory outside it (the bindings do not report theirs). A long export reads a chunk every few
  * milliseconds while allocating little JavaScript, so its chunks used to pile up by the hundred megabytes
- * (a 1,000,000-row CSV export: +100 MB of resident memory) before V8 collected. Every so many chunks this
- * asks V8 for a full collection, incremental so that other requests are not stopped meanwhile; the
- * export then stays within some 30 MB. The `gc` function is taken from a fresh context once `--expose-gc`
- * is on, so the process's own global scope does not change.
+ * before V8 collected. Every so many chunks this asks V8 for a full collection, incremental so that other
+ * requests are not stopped meanwhile, which keeps an export's memory flat (see docs/performance.md,
+ * "Figures behind the code", "Collecting DuckDB's chunks"). The `gc` function is taken from a fresh
+ * context once `--expose-gc` is on, so the process's own global scope does not change.
  */
 export function collectNativeChunks(): void {
   gc().call(undefined, { type: 'major', execution: 'async' });
@@ -22,9 +22,8 @@ export function collectNativeChunks(): void {
 /**
  * A young-generation collection (a scavenge): enough for chunks that were let go of as soon as their
  * values were copied, which are still young then. It frees their native memory as well as a full
- * collection does at a fraction of the cost: 4 × 1,000,000 rows fetched and dropped at once, a collection
- * every 64 chunks, one core: none 417 MB peak and 291 ms of CPU, scavenges 116 MB and 172 ms, full
- * collections 115 MB and 390 ms (the full ones also mark the server's whole heap, some 60 MB, each time).
+ * collection does at a fraction of the cost, and does not mark the server's whole heap (see
+ * docs/performance.md, "Figures behind the code", "Collecting DuckDB's chunks").
  * A chunk kept longer (a slow reader of {@link RowBatch}es) may have moved to the old generation and needs
  * {@link collectNativeChunks}.
  */

@@ -96,8 +96,9 @@ const noNext = (): void => undefined;
 /**
  * Serves the GET routes marked `@FastRoute()` in front of Express' router and middleware. Profiling showed
  * them to be most of a cached dataset read's CPU time (Express' route walk, its request and response
- * objects, Nest's response controller and `res.send`: about 400 µs a request against 200 µs here), so the
- * most frequent request skips them, and nothing else does. It is a port with a contract, checked at start-up:
+ * objects, Nest's response controller and `res.send`; see docs/performance.md, "Figures behind the code",
+ * "Fast routes"), so the most frequent request skips them, and nothing else does. It is a port with a
+ * contract, checked at start-up:
  *
  * - The handler is the controller method, run through Nest's own context machinery (`ExternalContextCreator`,
  *   the one Nest's microservices and GraphQL use): the global and route guards, interceptors, pipes and
@@ -272,9 +273,10 @@ export class FastRoutes {
     let match = this.matches.get(path);
     if (match === undefined) {
       match = matchPath(routes, path);
-      // Express' layers run a regex each, the earlier ones included (about 10 µs of CPU a request here). A path
-      // matches the same way every time, so its outcome is kept; a full table starts again (paths are few
-      // in practice; a client inventing paths costs a rematch, not memory).
+      // Express' layers run a regex each, the earlier ones included (see docs/performance.md, "Figures
+      // behind the code", "Fast routes"). A path matches the same way every time, so its outcome is kept; a
+      // full table starts again (paths are few in practice; a client inventing paths costs a rematch, not
+      // memory).
       if (this.matches.size >= MATCHES_MAX) this.matches.clear();
       this.matches.set(path, match);
     }
