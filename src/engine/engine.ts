@@ -37,7 +37,7 @@ import type { ProjectProblem } from '@/core/project-errors';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { checkModels } from '@/engine/check/check-models';
 import type { WrittenExport } from '@/engine/duckdb/duckdb-export';
-import { DatasetExportRequest, exportDataset } from '@/engine/export/export-dataset';
+import { DatasetExportRequest, exportDataset } from '@/engine/export-dataset';
 import { ExportSpace } from '@/engine/export/export-space';
 import { ServerPaths } from '@/engine/server-paths';
 import { ScrubbedErrors } from '@/engine/scrubbed-errors';
