@@ -12,13 +12,9 @@ export const HEAP_FLAGS = ['--no-allocation-site-pretenuring'] as const;
  * lived through a young collection once ("pretenuring"). Under load, the objects a request makes are still
  * in use at a young collection often enough (ten requests in flight) for V8 to decide so for sites such as
  * the response's headers, the request and the caller; from then on every request's objects were old-space
- * garbage, and only a full collection, marking a heap of 100 to 200 MB, frees them. Measured with
- * bench/cpu-per-request.js and `--trace-gc-nvp` (a cached read, 10 connections): the old space grew
- * about 43 MB per 100 young collections and a full collection ran every few seconds; V8's sampling heap
- * profiler counted 1.9 KB a request so promoted. With pretenuring off the old space grew 2.3 MB per 100
- * young collections, and the server's CPU per cached read fell from 58–63 µs to 53–55 µs (three alternating
- * rounds). What pretenuring saves is copying a long-lived object once more before it is promoted: the
- * uncached and export figures of `npm run bench` (docs/performance.md) were measured with it off.
+ * garbage, and only a full collection frees them (docs/performance.md, "Pretenuring off"). What
+ * pretenuring saves is copying a long-lived object once more before it is promoted: the uncached and export
+ * figures of `npm run bench` were measured with it off.
  */
 export function applyHeapPolicy(): void {
   for (const flag of HEAP_FLAGS) setFlagsFromString(flag);

@@ -21,11 +21,9 @@ export const HELD_LINES_MAX_CHARS = 64 * 1024;
 
 /**
  * Writes the lines that may wait once per turn of the event loop rather than one by one: stdout on a file
- * or a pipe is written synchronously, a system call and a pass through Node's stream code per line, and
- * the request line of every request was 4.5% of a cached read's busy CPU in the profile of
- * bench/cpu-per-request.js (the write 2.6%, making the line the rest). Under that load a write now
- * carries 5.2 request lines on average; making and writing 100,000 request lines to a file, five a turn,
- * took 8.5 µs of CPU a line written one by one and 5.9 µs written a turn at a time (three runs each).
+ * or a pipe is written synchronously, a system call and a pass through Node's stream code per line, which
+ * made the request line a visible part of a cached read's CPU (docs/performance.md, "Request lines held
+ * for a turn").
  * Lines stay in order: a line that may not wait writes what is held first, then itself, at once; what is
  * held is also written when it reaches {@link HELD_LINES_MAX_CHARS} and when the process exits. A process
  * killed outright (SIGKILL) loses at most the request lines of its last turn.

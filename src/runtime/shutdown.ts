@@ -35,7 +35,7 @@ export function installShutdown(
     timer.unref();
     // A neighbour that never answers must not keep the process alive: a last deadline exits anyway. Not
     // with process.exit(): while a DuckDB statement runs, exit waits for the thread running it (a build's
-    // CREATE TABLE over range(1e5) x range(1e3): 60 s and counting, where SIGKILL is immediate).
+    // CREATE TABLE over a large cross join ran on past a minute, where SIGKILL is immediate).
     const deadline = setTimeout(() => {
       logger.emit('error', 'shutdown did not finish: exiting', {
         timeoutMs: timeoutMs + HARD_DEADLINE_MS,
