@@ -60,6 +60,41 @@ export default tseslint.config(
     },
   },
   {
+    // Infrastructure is free of HTTP: the edge (http/, openapi/, legacy/) stands on it, not the other way
+    // (src/architecture.spec.ts checks the same between all rooms).
+    files: ['src/{config,database,cache,metrics,engine}/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(@/(http|openapi|legacy)/|express$)',
+              message: 'Infrastructure is free of HTTP: move what it needs below the edge.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The runtime, which every room uses, stands on the core alone.
+    files: ['src/runtime/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(@/(?!core/|runtime/)|express$)',
+              message: 'src/runtime imports only src/core and src/runtime.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

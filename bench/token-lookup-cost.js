@@ -2,7 +2,7 @@
 'use strict';
 // What checking a token's record costs the process that asks, per round trip: the Postgres query every
 // request's turn ran before (TokenLookup's prepared statement, joined with the user) against the Redis GET of
-// the token records' epoch that replaces it while records are kept (src/database/tables/token-records.ts).
+// the token records' epoch that replaces it while records are kept (src/database/token-records/token-records.ts).
 //   node bench/token-lookup-cost.js [calls per round, default 5000] [rounds, default 3]
 // CPU time of this process (user + system) per call, one call at a time, alternating in rounds; a database of
 // its own (dropped after) and a Redis key of its own.

@@ -2,8 +2,8 @@
 'use strict';
 // Part of `prepare` (run by `npm ci`, after compiling): writes the embedded database's empty cluster under
 // dist/pglite/, so that the first `npm start` copies it instead of running initdb. See
-// src/database/pglite-template.ts.
-const { writePgliteTemplate } = require('../dist/database/pglite-template');
+// src/database/embedded/pglite-template.ts.
+const { writePgliteTemplate } = require('../dist/database/embedded/pglite-template');
 
 const started = performance.now();
 writePgliteTemplate().then(

@@ -12,7 +12,7 @@ import { CatalogModule } from '@/catalog/catalog.module';
 import { BodyTypeGuard } from '@/http/input/body-types';
 import { ProjectRouteGuard } from '@/http/access/project-route.guard';
 import { HttpErrorFilter } from '@/http/errors/http-error.filter';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { AppConfig } from '@/config/config';
 import { ConfigModule } from '@/config/config.module';
 import type { Secrets } from '@/config/secrets';
@@ -25,7 +25,7 @@ import { EngineModule } from '@/engine/engine.module';
 import { HealthModule } from '@/health/health.module';
 import { MetricsModule } from '@/metrics/metrics.module';
 import { McpModule } from '@/mcp/mcp.module';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterWidgetsModule } from '@/parameter-widgets/parameter-widgets.module';
 import { ProjectModule } from '@/config/project.module';
 import { UsersModule } from '@/users/users.module';
 
@@ -47,7 +47,7 @@ export class AppModule {
         AuthModule,
         EmbeddingModule,
         UsersModule,
-        ParametersModule,
+        ParameterWidgetsModule,
         CatalogModule,
         DatasetsModule,
         DashboardsModule,

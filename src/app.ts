@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import express, { NextFunction, Request, Response } from 'express';
 import { AppModule } from '@/app.module';
 import { sendError } from '@/http/errors/http-error.filter';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { refuseDeepJson } from '@/http/input/json-depth';
 import {
   BODY_LIMIT_BYTES,
@@ -12,7 +12,7 @@ import {
   requestLimits,
   storableBodies,
 } from '@/http/input/input-limits';
-import { RequestObserver, requestLogging } from '@/http/request/request-context';
+import { RequestObserver, requestLogging } from '@/http/request/request-logging';
 import { MetricsService } from '@/metrics/metrics.service';
 import { AppConfig } from '@/config/config';
 import { SERVICE_VERSION } from '@/config/service-version';

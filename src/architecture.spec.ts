@@ -4,26 +4,32 @@ import ts from 'typescript';
 
 /**
  * The folders of src/ as rooms and their imports as arrows: what docs/architecture.md draws. Rooms sit on
- * floors, lowest first: the framework-free core, infrastructure, the features each above those it uses, and
- * the entry points that assemble them. An arrow may point down or sideways; no arrows may form a cycle, nor
- * may the imports between the files of one room, and the few that point up are named here with their
- * reason. (The core's own rule, that it imports nothing outside it, is an eslint rule: `eslint.config.mjs`.)
+ * floors, lowest first: the framework-free core, the runtime every room uses, infrastructure, the HTTP edge,
+ * the features each above those it uses, and the entry points that assemble them. An arrow may point down or
+ * sideways; no arrows may form a cycle, nor may the imports between the files of one room, and the few that
+ * point up are named here with their reason. (The core's own rule, that it imports nothing outside it, is an
+ * eslint rule: `eslint.config.mjs`.)
  */
 const FLOORS: string[][] = [
   // The framework-free domain.
   ['core'],
-  // What the legacy layout changes: its rules, mappers, messages and paths, on the core alone, so that the
-  // features' legacy controllers and the edge above them may all read it.
+  // What every room uses: the logger, the request scope, shutdown, the heap policy, background threads, and
+  // which errors are an outage of Postgres or Redis. On the core alone, so that infrastructure may use it.
+  ['runtime'],
+  // Infrastructure, free of HTTP: configuration (and the project it names), then what the features stand on.
+  ['config'],
+  ['database', 'cache', 'metrics'],
+  ['engine'],
+  // The parameter catalog of the environment served: on the engine alone, read by every feature that
+  // takes selections (the parameter widgets, datasets, dashboards, the data catalog, builds, admin, MCP).
+  ['parameter-catalog'],
+  // The HTTP edge, over the infrastructure and under the features' controllers: what the legacy layout
+  // changes (its rules, mappers, messages and paths), the HTTP plumbing, the OpenAPI document.
   ['legacy'],
-  // The edge: HTTP plumbing, the OpenAPI document.
   ['http'],
   ['openapi'],
-  // Infrastructure: configuration (and the project it names), then what the features stand on.
-  ['config'],
-  ['database', 'cache'],
-  ['engine'],
   // Features, each on the ones it uses.
-  ['metrics', 'audit'],
+  ['audit'],
   ['users'],
   ['auth'],
   ['parameter-widgets'],
@@ -36,6 +42,67 @@ const FLOORS: string[][] = [
   // Entry points that assemble the rest: the application (src/*.ts) and the command line.
   ['.', 'cli'],
 ];
+
+/** The HTTP edge: no room below it imports it, not even by an arrow UPWARD names. */
+const EDGE = ['legacy', 'http', 'openapi'];
+
+/**
+ * The subfolders of each room that has some, on floors lowest first as the rooms are: an import between
+ * them points down or sideways, never up, and there is no UPWARD for them. `.` is the room's root, the files
+ * directly in its folder: on top where they assemble the subfolders, at the bottom where they are the
+ * vocabulary the subfolders share.
+ */
+const SUBFLOORS: Record<string, string[][]> = {
+  core: [
+    // The vocabulary: domain errors, callers and their user fields, a project file's problems, listings,
+    // timestamps, result built-ins.
+    ['.'],
+    ['users', 'parameters'],
+    // A project holds parameters; its items and who may open them (scope) stand on both.
+    ['project'],
+    // An embedding token's claims, the caller it stands for and what it may ask of its item: on the
+    // project's items and their scope.
+    ['embedding'],
+  ],
+  engine: [
+    // What the parts hand each other (SQL text, bound values, a query's result) and what they ask of the
+    // process (native memory, files of processes that died).
+    ['sql', 'process'],
+    // An export's SQL, files and disk space, which DuckDB writes.
+    ['export'],
+    ['duckdb'],
+    // On DuckDB: built environments, and external databases queried through it.
+    ['environment', 'connections'],
+    // SQL templates read the connections' environment.
+    ['templating'],
+    ['query'],
+    ['check'],
+    ['materialize'],
+    // The engine, which assembles them.
+    ['.'],
+  ],
+  http: [
+    // HTML escaping, route paths, security headers.
+    ['.'],
+    ['access', 'input', 'reply'],
+    // A request's id, log line and Host rule; its log line names the caller (access).
+    ['request'],
+    // What answers a request: the error filter and the fast route.
+    ['errors', 'fast-route'],
+  ],
+  audit: [['dto'], ['.']],
+  auth: [['dto', 'sso'], ['.']],
+  dashboards: [['template'], ['render'], ['.']],
+  database: [
+    // What the tables stand on: one transaction around a service's steps, the token records kept per
+    // process; beside them the migrations and the embedded database (PGlite in a thread of its own).
+    ['transactions', 'token-records', 'migrations', 'embedded'],
+    ['tables'],
+    ['.'],
+  ],
+  datasets: [['results'], ['.']],
+  embedding: [['dto'], ['.']],
+};
 
 /** Arrows that point up a floor, each with its reason. At most two. */
 const UPWARD: Record<string, string> = {};
@@ -54,6 +121,12 @@ function sources(dir: string): string[] {
 function roomOf(file: string): string {
   const parts = file.split(sep);
   return parts.length > 1 ? parts[0] : '.';
+}
+
+/** The subfolder of its room a file is in, its path relative to src/; `.` for the room's root. */
+function subfolderOf(file: string): string {
+  const parts = file.split(sep);
+  return parts.length > 2 ? parts[1] : '.';
 }
 
 /**
@@ -112,6 +185,26 @@ function floorOf(room: string): number {
   const index = FLOORS.findIndex((rooms) => rooms.includes(room));
   if (index < 0) throw new Error(`src/${room} sits on no floor: add it to FLOORS`);
   return index;
+}
+
+function subfloorOf(room: string, subfolder: string): number {
+  const index = (SUBFLOORS[room] ?? [['.']]).findIndex((floor) => floor.includes(subfolder));
+  if (index < 0) throw new Error(`src/${room}/${subfolder} sits on no floor: add it to SUBFLOORS`);
+  return index;
+}
+
+/** `file -> target` for each import from a subfolder to a higher one of the same room. */
+function upwardInside(files: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  for (const [file, targets] of arrowsInside(files)) {
+    const room = roomOf(file);
+    for (const target of targets) {
+      if (subfloorOf(room, subfolderOf(target)) > subfloorOf(room, subfolderOf(file))) {
+        found.push(`${file} -> ${target}`);
+      }
+    }
+  }
+  return found;
 }
 
 /** Strongly connected groups of more than one node: rooms, or files (Tarjan). */
@@ -176,6 +269,31 @@ describe('the folders of src/', () => {
     }
     expect(Object.keys(upward).sort()).toEqual(Object.keys(UPWARD).sort());
     expect(Object.keys(UPWARD).length).toBeLessThanOrEqual(2);
+  });
+
+  it('below the HTTP edge import nothing of it: infrastructure, the runtime and the core are free of HTTP', () => {
+    const below = FLOORS.slice(0, Math.min(...EDGE.map(floorOf))).flat();
+    const found: string[] = [];
+    for (const [from, edges] of graph) {
+      for (const [to, importers] of edges) {
+        if (below.includes(from) && EDGE.includes(to))
+          found.push(`${from} -> ${to}: ${importers.join(', ')}`);
+      }
+    }
+    expect(below).toEqual(
+      expect.arrayContaining(['core', 'runtime', 'config', 'engine', 'metrics']),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('each have their subfolders on floors, every subfolder on one', () => {
+    for (const file of files.keys()) {
+      expect(() => subfloorOf(roomOf(file), subfolderOf(file))).not.toThrow();
+    }
+  });
+
+  it('import from their subfolders down or sideways only, never up', () => {
+    expect(upwardInside(files)).toEqual([]);
   });
 });
 

@@ -1,14 +1,14 @@
 // First: V8 makes its first pretenuring decisions while the modules below load.
-import '@/config/heap-policy';
+import '@/runtime/heap-policy';
 import 'reflect-metadata';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { SERVICE_VERSION } from '@/config/service-version';
 import { AppConfig, ConfigError, loadConfig } from '@/config/config';
 import { withProjectDataDir } from '@/config/data-dir';
 import { EnvFileError, loadEnvFile } from '@/config/env-file';
-import { EmbeddedDatabaseInUseError, logStaleLock } from '@/database/embedded-lock';
-import { startEmbeddedPostgres } from '@/database/embedded-postgres';
-import { ProjectError } from '@/core/project/project-errors';
+import { EmbeddedDatabaseInUseError, logStaleLock } from '@/database/embedded/embedded-lock';
+import { startEmbeddedPostgres } from '@/database/embedded/embedded-postgres';
+import { ProjectError } from '@/core/project-errors';
 import { loadProject } from '@/core/project/project-loader';
 
 async function main(): Promise<void> {
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     }
   }
   const { createApp } = await import('./app');
-  const { installShutdown } = await import('./http/shutdown');
+  const { installShutdown } = await import('./runtime/shutdown');
   if (earlierState) {
     logger.emit('warn', 'data folder of an earlier version not used', { hint: earlierState });
   }
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     );
     await app.listen(config.port, config.host);
     // Exports, queries and compression off the event loop yield the CPU to it (BackgroundThreads).
-    const { BackgroundThreads } = await import('./config/background-threads');
+    const { BackgroundThreads } = await import('./runtime/background-threads');
     new BackgroundThreads(config.backgroundThreadNice, (error) =>
       logger.emit('warn', 'background threads keep their priority', {
         error: error instanceof Error ? error.message : String(error),

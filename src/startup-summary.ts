@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { BuildQueue } from '@/builds/build-queue';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import type { AppConfig } from '@/config/config';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { Database } from '@/database/database';

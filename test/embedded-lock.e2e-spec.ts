@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { lockPath, processStartOf, readLock } from '@/database/embedded-lock';
+import { lockPath, processStartOf, readLock } from '@/database/embedded/embedded-lock';
 import { Api, P } from './support/api';
 import { drey, printedPassword } from './support/drey-cli';
 import { ADMIN_PASSWORD, LogLine, ServerProcess, baseEnv } from './support/server';

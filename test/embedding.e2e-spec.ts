@@ -369,6 +369,22 @@ describe('embedding: tokens that open one item with locked parameters', () => {
       400,
       'The dataset "expense_transactions" has no parameter "nope"',
     ]);
+    // The body's shape is its DTO's: a field it does not know, or null where a name goes, signs nothing.
+    for (const [json, message] of [
+      [{ dataset: 'expense_transactions', minutes: 5 }, 'property minutes should not exist'],
+      [{ dataset: null }, 'dataset must be a string'],
+      [
+        { dataset: 'expense_transactions', expiry_minutes: 1.5 },
+        'expiry_minutes must be an integer number',
+      ],
+    ] as const) {
+      const refused = await api.request('POST', `${P}/embed-tokens`, { token: admin, json });
+      expect([refused.status, refused.body.error, refused.body.message]).toEqual([
+        400,
+        'invalid_request',
+        message,
+      ]);
+    }
     await replica.stop();
   });
 });

@@ -6,7 +6,7 @@ import { TestServer, startServer } from './support/server';
 const TRACED_MAIN = join(__dirname, 'fixtures', 'heap-policy', 'trace-pretenuring.js');
 
 /**
- * The service turns V8's allocation-site pretenuring off (src/config/heap-policy.ts): under load V8 had
+ * The service turns V8's allocation-site pretenuring off (src/runtime/heap-policy.ts): under load V8 had
  * decided to allocate a request's short-lived objects in the old generation. V8 traces its decisions at every
  * young collection while pretenuring is on; with it off it makes none, and traces nothing.
  */

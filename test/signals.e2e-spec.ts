@@ -12,7 +12,7 @@ import {
 } from './support/server';
 import { TempDir, createTestDatabase, tempDir } from './support/services';
 import { until } from './support/wait';
-import { processAlive } from '@/engine/environment/leftovers';
+import { processAlive } from '@/engine/process/leftovers';
 
 const CLI = join(REPO_ROOT, 'dist', 'cli', 'drey.js');
 const SHUTDOWN_TIMEOUT_MS = 4000;

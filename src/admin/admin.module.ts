@@ -3,10 +3,10 @@ import { AdminController } from '@/admin/admin.controller';
 import { QueryModelsService } from '@/admin/query-models.service';
 import { AuditModule } from '@/audit/audit.module';
 import { BuildsModule } from '@/builds/builds.module';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
 
 @Module({
-  imports: [AuditModule, BuildsModule, ParametersModule],
+  imports: [AuditModule, BuildsModule, ParameterCatalogModule],
   controllers: [AdminController],
   providers: [QueryModelsService],
   exports: [QueryModelsService],

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '@/audit/audit.service';
 import type { AdminCaller } from '@/core/caller';
-import { callerView } from '@/core/scope';
+import { callerView } from '@/core/project/scope';
 import { DomainError, InvalidRequestError } from '@/core/errors';
 import type { ResultOptions } from '@/datasets/results/result-options';
 import { DatasetResult, schemaFields, shapeResult } from '@/datasets/results/result-shape';
 import { Engine } from '@/engine/engine';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 
 const MAX_SQL = 100_000;
@@ -44,7 +44,7 @@ export function checkSql(sql: unknown): string {
 export class QueryModelsService {
   constructor(
     private readonly engine: Engine,
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly audit: AuditService,
   ) {}
 

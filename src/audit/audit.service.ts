@@ -6,13 +6,13 @@ import {
   NewAuditEvent,
 } from '@/database/tables/audit-events.repository';
 import { auditActor, type Caller } from '@/core/caller';
-import { currentRequest } from '@/http/request/request-context';
-import { storableCopy } from '@/http/input/input-limits';
+import { currentRequest } from '@/runtime/request-scope';
+import { storableCopy } from '@/core/input-rules';
 import { DomainError, NotReadyError } from '@/core/errors';
-import { isUnavailable } from '@/http/errors/unavailable';
-import { Transactions } from '@/database/tables/transactions';
-import { JsonLogger } from '@/http/request/json-logger';
-import { GroupCommit } from '@/core/group-commit';
+import { isUnavailable } from '@/runtime/outages';
+import { Transactions } from '@/database/transactions/transactions';
+import { JsonLogger } from '@/runtime/json-logger';
+import { GroupCommit } from '@/audit/group-commit';
 
 export interface AuditEntry {
   action: string;
@@ -44,10 +44,9 @@ const AFTER_QUEUED = 10_000;
 @Injectable()
 export class AuditService implements BeforeApplicationShutdown {
   /**
-   * The rows of {@link recordAfter}. A cached `dataset_rows` call (10 rows) whose row was one awaited
-   * INSERT cost the server 1,291 us of CPU, 831 us with these rows (utime+stime from /proc, median of 6
-   * alternating rounds, against 318 us for the same read by POST; 2026-11-26, load average 9 to 11), and
-   * waited for a commit: its median latency was 11 to 33 ms with 10 connections, 4 to 8 ms now.
+   * The rows of {@link recordAfter}, written together after their calls were answered: a call whose row
+   * was one awaited INSERT cost the server more CPU and waited for a commit (see docs/performance.md,
+   * "Figures behind the code", "Audit rows after the answer").
    */
   private readonly after = new GroupCommit<NewAuditEvent>({
     write: (rows) => this.events.appendMany(rows),

@@ -4,11 +4,11 @@ import { LoginLimiter } from '@/auth/login-limiter';
 import { Caller, isSignedIn } from '@/core/caller';
 import { IssuedToken, TokenOptions, TokensService } from '@/auth/tokens.service';
 import { AuthenticationRequiredError } from '@/core/errors';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { UsersService } from '@/users/users.service';
 import type { AccessToken } from '@/database/tables/access-tokens.entity';
 import type { User } from '@/database/tables/users.entity';
-import { TokenRecords } from '@/database/tables/token-records';
+import { TokenRecords } from '@/database/token-records/token-records';
 
 /** The login form's fields, as sent (LoginFormDto validates their types). */
 export interface LoginForm {

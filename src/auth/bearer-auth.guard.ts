@@ -6,7 +6,7 @@ import { ACCESS, Access, setAdmin, setCaller } from '@/http/access/access.decora
 import { ANONYMOUS, Caller, asAdministrator } from '@/core/caller';
 import { CALLER_STRATEGY } from '@/auth/caller.strategy';
 import { basicClientCredentials, isBasicAuthorization } from '@/auth/client-credentials';
-import { refuseEmbedded } from '@/core/embed';
+import { refuseEmbedded } from '@/core/embedding/embed-request';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 
 /**

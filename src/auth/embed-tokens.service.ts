@@ -8,19 +8,18 @@ import { APP_CONFIG, type AppConfig } from '@/config/config';
 import { ConfigError } from '@/config/config-error';
 import { SECRETS, type Secrets } from '@/config/secrets';
 import type { Caller } from '@/core/caller';
+import { embedCaller } from '@/core/embedding/embed-caller';
 import {
   EMBED_AUDIENCE,
   EmbedClaimsError,
   ISSUED_BY_OPERATOR,
   checkEmbedTarget,
-  embedCaller,
   parseEmbedClaims,
   type EmbedClaims,
-  type EmbedTokenPlan,
-} from '@/core/embed';
+} from '@/core/embedding/embed-claims';
+import type { EmbedTokenPlan } from '@/core/embedding/embed-token-plan';
 import { InvalidTokenError } from '@/core/errors';
 import { UUID } from '@/auth/tokens.service';
-import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { EmbedRevocationsRepository } from '@/database/tables/embed-revocations.repository';
 import { UsersRepository } from '@/database/tables/users.repository';
@@ -93,15 +92,11 @@ export class EmbedTokensService {
     });
   }
 
-  private get project(): Project {
-    return this.served.current;
-  }
-
   /**
    * Whether a bearer token is an embedding's (its `aud` says so), without checking it. Every request with a
-   * token asks, and decoding the payload was 2.5% of a cached read's CPU in the profile of
-   * bench/cpu-per-request.js: the answer, which depends on the text alone, is kept per token (as JwtStrategy
-   * keeps checked signatures; a full table starts again).
+   * token asks, so the answer, which depends on the text alone, is kept per token rather than decoded
+   * again (as JwtStrategy keeps checked signatures; a full table starts again; see docs/performance.md,
+   * "Figures behind the code", "Telling an embedding token").
    */
   isEmbedToken(token: string): boolean {
     if (token.length > MAX_TOKEN_CHARS) return false;
@@ -125,7 +120,7 @@ export class EmbedTokensService {
    */
   async callerOf(token: string): Promise<Caller> {
     const { payload, drey } = await this.verify(token);
-    const project = this.project;
+    const project = this.served.current;
     let claims: EmbedClaims;
     let caller: Caller;
     try {

@@ -10,8 +10,8 @@ export interface TokenKey {
 /**
  * The keys Drey's tokens (HS256) are verified with: JWT_SECRET's, and during a rotation the previous
  * secrets' (JWT_PREVIOUS_SECRETS) until JWT_PREVIOUS_SECRETS_UNTIL. Keys are KeyObjects: given a string,
- * jsonwebtoken first tries it as a public key on every verification, which throws (a fifth of a cached
- * dataset request's CPU time in the profile).
+ * jsonwebtoken first tries it as a public key on every verification, which throws, at a cost on every
+ * request (see docs/performance.md, "Figures behind the code", "JWT keys as KeyObjects").
  */
 export class JwtKeys {
   readonly current: KeyObject;
@@ -30,8 +30,9 @@ export class JwtKeys {
   /**
    * The key that signed `token` among those accepted now. Outside a rotation, or when no key matches, the
    * current one: jsonwebtoken then checks it as always (and refuses a bad signature, a wrong algorithm or a
-   * malformed token). During one, the signature is computed with each key until one matches (about 2 µs
-   * each, once per token: JwtStrategy remembers tokens it has checked).
+   * malformed token). During one, the signature is computed with each key until one matches, once per
+   * token: JwtStrategy remembers tokens it has checked (the cost: docs/performance.md, "Figures behind the
+   * code", "JWT keys during a rotation").
    */
   keyFor(token: string): TokenKey {
     if (this.previous.length === 0 || this.now() >= this.until) return { key: this.current };

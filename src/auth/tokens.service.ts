@@ -3,13 +3,12 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import type { AccessToken } from '@/database/tables/access-tokens.entity';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
-import { TokenRecords } from '@/database/tables/token-records';
+import { TokenRecords } from '@/database/token-records/token-records';
 import type { User } from '@/database/tables/users.entity';
 import { userCaller, type Caller } from '@/core/caller';
 import { InvalidRequestError, NotFoundError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { ServedProject } from '@/core/project/served-project';
-import type { Project } from '@/core/project/project';
 
 export interface IssuedToken {
   accessToken: string;
@@ -40,11 +39,6 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 /** Drey's own tokens: issued here, verified by JwtStrategy, valid while their row exists. */
 @Injectable()
 export class TokensService {
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   constructor(
     private readonly tokens: AccessTokensRepository,
     private readonly records: TokenRecords,
@@ -94,7 +88,7 @@ export class TokensService {
     if (!row || row.username !== claims.sub) return undefined;
     return userCaller(
       { id: row.user_id, username: row.username, isAdmin: row.is_admin, fields: row.fields },
-      this.project.userFields,
+      this.served.current.userFields,
       claims.jti,
     );
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Histogram } from 'prom-client';
 import type { BuildJob, BuildJobRunner } from '@/builds/build-job';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
 import type { BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
@@ -16,7 +16,7 @@ import { loadProject } from '@/core/project/project-loader';
 import { throwIfProblems } from '@/engine/check/check-models';
 import { Engine } from '@/engine/engine';
 import { MetricsService } from '@/metrics/metrics.service';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 
 /** The error a run cut off by a crash is recorded with. */
 export const INTERRUPTED = 'Interrupted: the server process stopped during the build';
@@ -57,7 +57,7 @@ export class BuildRunner implements BuildJobRunner {
   constructor(
     private readonly runs: BuildRunsRepository,
     private readonly engine: Engine,
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly logger: JsonLogger,
     private readonly sync: EnvironmentSync,
     metrics: MetricsService,

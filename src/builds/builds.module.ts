@@ -6,14 +6,14 @@ import type { BuildJob, ScheduledBuildJob } from '@/builds/build-job';
 import { BUILDS_QUEUE, BuildQueue, InProcessBuildQueue } from '@/builds/build-queue';
 import { BuildRunner } from '@/builds/build-runner';
 import { BullBuildQueue } from '@/builds/bullmq-build-queue';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { BuildsProcessor } from '@/builds/builds.processor';
 import { BuildsService } from '@/builds/builds.service';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
 import { redisConnection } from '@/builds/redis-connection';
 import type { AppConfig } from '@/config/config';
 import { MetricsModule } from '@/metrics/metrics.module';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
 
 /**
  * Builds: the queue (BullMQ on Redis when REDIS_URL is set, otherwise in this process, behind the same
@@ -21,7 +21,7 @@ import { ParametersModule } from '@/parameter-widgets/parameters.module';
  * {@link BuildsProcessor} calls the runner; without it, the in-process queue does.
  */
 @Module({
-  imports: [AuditModule, MetricsModule, ParametersModule],
+  imports: [AuditModule, MetricsModule, ParameterCatalogModule],
   providers: [
     BuildRunner,
     BuildsService,

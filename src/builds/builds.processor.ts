@@ -5,7 +5,7 @@ import { type BuildJob, isScheduled, type ScheduledBuildJob } from '@/builds/bui
 import { BUILDS_QUEUE } from '@/builds/build-queue';
 import { BuildRunner } from '@/builds/build-runner';
 import { redisErrorLogger } from '@/builds/redis-error-log';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 
 /**
  * The BullMQ worker of this process: one build at a time. BullMQ starts it only when `BullModule.forRoot`

@@ -6,7 +6,7 @@ import type { AdminCaller } from '@/core/caller';
 import { BuildQueue, Submission } from '@/builds/build-queue';
 import { BuildRunner, errorMessage, INTERRUPTED, wasInterrupted } from '@/builds/build-runner';
 import { DomainError, NotReadyError } from '@/core/errors';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import type { BuildRun, BuildTrigger } from '@/database/tables/build-runs.entity';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
 import type { BuildSchedule } from '@/core/project/build-schedule';
@@ -16,8 +16,8 @@ import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliverie
 import { Engine } from '@/engine/engine';
 import { BuildInterruptedError } from '@/engine/materialize/materialize-environment';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
-import { ProjectError } from '@/core/project/project-errors';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
+import { ProjectError } from '@/core/project-errors';
 import { MetricsService } from '@/metrics/metrics.service';
 
 // A queue store that does not answer within this time is down: say so instead of hanging.
@@ -42,7 +42,7 @@ export class BuildsService implements OnApplicationBootstrap {
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
     private readonly sync: EnvironmentSync,
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly audit: AuditService,
     private readonly logger: JsonLogger,
     metrics: MetricsService,
@@ -67,7 +67,7 @@ export class BuildsService implements OnApplicationBootstrap {
    * The project built here, `expenses v1`: its runs are the history this service shows and the builds it
    * may fail as interrupted; other projects sharing the database have their own.
    */
-  private get project(): string {
+  private get identity(): string {
     return this.engine.environments.identity;
   }
 
@@ -123,7 +123,7 @@ export class BuildsService implements OnApplicationBootstrap {
   /** Sets the schedule on the queue (once across replicas on BullMQ) and says so in the log. */
   private async startSchedule(): Promise<void> {
     const schedule = this.schedule;
-    await this.queue.schedule(schedule, this.project, () => void this.scheduled());
+    await this.queue.schedule(schedule, this.identity, () => void this.scheduled());
     if (schedule) {
       this.logger.emit('info', 'builds scheduled', {
         schedule: schedule.pattern,
@@ -252,7 +252,7 @@ export class BuildsService implements OnApplicationBootstrap {
    */
   async whyNotServing(): Promise<string | undefined> {
     if (this.engine.ready) return undefined;
-    const [latest] = await this.runs.newest(1, this.project);
+    const [latest] = await this.runs.newest(1, this.identity);
     const reason =
       latest?.status === 'failed'
         ? `No data is served yet: the build ${latest.id} failed` +
@@ -267,7 +267,7 @@ export class BuildsService implements OnApplicationBootstrap {
   /** Build history, newest first, each build with its events' deliveries to the webhooks. */
   async history(limit = 50): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }[]> {
     await this.markInterrupted();
-    const runs = await this.runs.newest(limit, this.project);
+    const runs = await this.runs.newest(limit, this.identity);
     const deliveries = await this.deliveries.forBuilds(runs.map((run) => run.id));
     return runs.map((run) => ({ run, notifications: deliveries.get(run.id) ?? [] }));
   }
@@ -277,10 +277,10 @@ export class BuildsService implements OnApplicationBootstrap {
     trigger: BuildTrigger,
   ): Promise<{ buildId: string; done: Promise<void> } | undefined> {
     const buildId = randomUUID();
-    await this.runs.insertQueued(buildId, requestedBy, this.project, trigger);
+    await this.runs.insertQueued(buildId, requestedBy, this.identity, trigger);
     let timer: NodeJS.Timeout | undefined;
     // On a timeout the run stays queued: if the store comes back and takes the job after all, it runs.
-    const pending = this.queue.submit({ buildId, project: this.project });
+    const pending = this.queue.submit({ buildId, project: this.identity });
     try {
       const submission = await Promise.race([
         pending,
@@ -350,7 +350,7 @@ export class BuildsService implements OnApplicationBootstrap {
     const affected = await this.runs.failStale(
       new Date(Date.now() - STALE_QUEUED_MS),
       INTERRUPTED,
-      this.project,
+      this.identity,
     );
     if (affected > 0) {
       const removed = this.engine.environments.sweep();

@@ -4,7 +4,7 @@ import type { BuildJob, ScheduledBuildJob } from '@/builds/build-job';
 import type { BuildSchedule } from '@/core/project/build-schedule';
 import { BUILDS_QUEUE, BuildQueue, Submission } from '@/builds/build-queue';
 import { redisErrorLogger } from '@/builds/redis-error-log';
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
 
 // One deduplication key for every build: while a build job is queued or running, adding another returns
 // the existing job instead, atomically in Redis, whichever process asks.

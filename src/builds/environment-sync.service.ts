@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { Database } from '@/database/database';
-import { EnvironmentStore } from '@/database/tables/environment-store';
+import { EnvironmentStore } from '@/database/environment-store';
 import { Engine } from '@/engine/engine';
 
 /** How often a replica asks the store for a newer build: the bar is "served everywhere within 2 s". */
@@ -34,7 +34,7 @@ export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /** The project whose builds this process publishes and fetches, `expenses v1`. */
-  private get project(): string {
+  private get identity(): string {
     return this.engine.environments.identity;
   }
 
@@ -44,10 +44,10 @@ export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShu
     this.timer.unref();
     // Never fetched (the store is asked for this project's builds only), but worth a word: one Postgres for
     // two projects also means one set of users, tokens and build history.
-    const others = await this.store.otherProjects(this.project).catch(() => []);
+    const others = await this.store.otherProjects(this.identity).catch(() => []);
     if (others.length > 0) {
       this.logger.emit('warn', 'the database stores builds of other projects', {
-        serves: this.project,
+        serves: this.identity,
         others,
         hint: 'their builds are never served here; give each project its own DATABASE_URL',
       });
@@ -63,8 +63,8 @@ export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShu
     if (!this.enabled) return;
     const started = Date.now();
     try {
-      const stored = await this.store.publish(buildId, file, this.project);
-      const pruned = await this.store.prune(this.project, 2);
+      const stored = await this.store.publish(buildId, file, this.identity);
+      const pruned = await this.store.prune(this.identity, 2);
       this.logger.emit('info', 'environment published', {
         buildId,
         bytes: stored.size,
@@ -106,7 +106,7 @@ export class EnvironmentSync implements OnApplicationBootstrap, OnApplicationShu
   private async follow(): Promise<void> {
     if (this.building > 0) return;
     try {
-      const current = await this.store.current(this.project);
+      const current = await this.store.current(this.identity);
       if (this.building > 0) return;
       if (!current || current.buildId === this.engine.environments.currentId) return;
       const started = Date.now();

@@ -1,4 +1,4 @@
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
 
 const QUIET_MS = 30_000;
 

@@ -4,9 +4,8 @@ import type { Claim, Ending, ReadyWait, SharedResults, SharedState } from '@/cac
 /**
  * Bytes Redis spends on one stored result beyond its value's allocation and the three copies of its key (the
  * value key's name, the member of the index, the field of the sizes): key objects, the expiry, the index's
- * skiplist node, hash table entries. Measured on Redis 7.0 over 1,000 to 2,000 results of 100 to 5,000 bytes
- * with keys of 60 to 120 bytes: `MEMORY USAGE` counts 181 to 214 bytes, `used_memory` (which also has the
- * expiry and the table's buckets, and other clients' noise) 191 to 332; so 320.
+ * skiplist node, hash table entries: a little above the most Redis was seen to spend (see
+ * docs/performance.md, "Figures behind the code", "Redis bytes per result").
  */
 const ENTRY_OVERHEAD = 320;
 
@@ -57,8 +56,8 @@ return {value or false, redis.call('get', KEYS[2]) or false, redis.call('exists'
 // entries until the total is within the bound: their value keys, named from the prefix in ARGV[7] (keys a
 // script reaches this way must be on one Redis, as they are: Drey does not run on Redis Cluster), and their
 // recorded sizes, so that an entry whose value expired is still taken off. They go 64 at a time, five
-// commands for each batch: a 16 MB value replacing 12,600 results of 800 bytes held Redis for 0.09 to 0.11 s
-// (0.04 s of it the value's own copy), against 0.3 to 0.85 s with commands for each (2 cores, under load).
+// commands for each batch, which holds Redis a fraction of the time of commands for each entry (see
+// docs/performance.md, "Figures behind the code", "Evicting from Redis in batches").
 // The new entry is the newest and alone fits, so eviction ends before it; should it be all that is left,
 // the total had drifted (keys removed by hand) and is set right. The accounting lives as long as the
 // latest value stored: once none has been stored for a TTL, every value has expired, and so has the

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { ByteLru } from '@/cache/byte-lru';
-import type { Encoded } from '@/http/reply/http-reply';
 import type { Ending, SharedResults, SharedState } from '@/cache/shared-results';
 
 /** How values of a cache travel between processes and how much memory they hold. */
@@ -19,10 +18,14 @@ export interface ResultCodec<T> {
  * asked for them (the writer adds them, `sendReply`; the page is kept again to count them).
  */
 export interface Page {
-  /** Its UTF-8 bytes, written as they are: encoding 14 KB of text on every send cost 3 µs of CPU. */
+  /**
+   * Its UTF-8 bytes, written as they are: not text encoded again on every send (see docs/performance.md,
+   * "Figures behind the code", "Cached pages as bytes").
+   */
   body: Buffer;
   etag: string;
-  encoded?: Encoded;
+  /** Its compressed forms by content coding: the HTTP edge names and writes them, the cache counts them. */
+  encoded?: Partial<Record<string, Buffer>>;
 }
 
 /**
@@ -96,13 +99,13 @@ export class TieredCache<T> {
 
   /**
    * Keeps `page`, or counts it again once it holds more compressed forms: they are in the memory budget, so
-   * compressed pages cannot take more than it (they add a fifth or less to a JSON page: 7.8 KB of brotli
-   * and 8.8 KB of gzip beside 76 KB for 1,000 rows).
+   * compressed pages cannot take more than it (they add a fifth or less to a JSON page: see
+   * docs/performance.md, "Figures behind the code", "Cached pages as bytes").
    */
   keepPage(pageKey: string, page: Page): void {
     // Strings of JSON are mostly one byte per character in V8; the key is text too.
     let bytes = page.body.length + pageKey.length + page.etag.length;
-    for (const coding in page.encoded) bytes += page.encoded[coding as keyof Encoded]?.length ?? 0;
+    for (const form of Object.values(page.encoded ?? {})) bytes += form?.length ?? 0;
     if (bytes <= this.options.maxEntryBytes) this.memory.set(`p:${pageKey}`, page, bytes);
     else this.memory.delete(`p:${pageKey}`);
   }

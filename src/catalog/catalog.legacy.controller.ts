@@ -7,7 +7,6 @@ import { CatalogService } from '@/catalog/catalog.service';
 import { ApiJson, ApiLegacyErrors, ApiProjectPath, ApiOptionalToken } from '@/openapi/decorators';
 import { COMMON_ERRORS } from '@/openapi/common-schemas';
 import { LEGACY, LEGACY_ROOT, legacyPath } from '@/legacy/routes';
-import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
 /**
@@ -19,11 +18,6 @@ import { ServedProject } from '@/core/project/served-project';
 @Controller()
 export class CatalogLegacyController {
   private readonly prefix: string;
-
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
 
   constructor(
     private readonly catalog: CatalogService,
@@ -41,7 +35,7 @@ export class CatalogLegacyController {
   @ApiJson('ProjectListing', 'The served project')
   @ApiLegacyErrors(400, 401, 500, 503)
   listing(): Record<string, unknown> {
-    return toProjectListing(this.project);
+    return toProjectListing(this.served.current);
   }
 
   /** Legacy catalog: datasets and dashboards only, with legacy paths. */

@@ -3,10 +3,10 @@ import { CatalogController } from '@/catalog/catalog.controller';
 import { CatalogLegacyController } from '@/catalog/catalog.legacy.controller';
 import { CatalogService } from '@/catalog/catalog.service';
 import { ProjectInfoController } from '@/catalog/project-info.controller';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
 
 @Module({
-  imports: [ParametersModule],
+  imports: [ParameterCatalogModule],
   controllers: [ProjectInfoController, CatalogController, CatalogLegacyController],
   providers: [CatalogService],
   exports: [CatalogService],

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
-import { callerView, canOpenItem } from '@/core/scope';
-import { choosableWidgets, embedRequest } from '@/core/embed';
+import { callerView, canOpenItem } from '@/core/project/scope';
+import { choosableWidgets, embedRequest } from '@/core/embedding/embed-request';
 import { catalogConnections, catalogModels, declaredFields } from '@/catalog/catalog-detail';
 import { LineageEdge, projectLineage } from '@/catalog/lineage';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import { emptyParameterRequest } from '@/core/parameters/selection-request';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
@@ -40,13 +40,8 @@ export class CatalogService {
     { lineage: LineageEdge[]; connections: Json[]; models: Json[] }
   >();
 
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   constructor(
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly served: ServedProject,
   ) {}
 
@@ -65,8 +60,10 @@ export class CatalogService {
 
   openItems(caller: Caller): OpenItems {
     return {
-      datasets: this.project.datasets.filter((dataset) => canOpenItem('dataset', dataset, caller)),
-      dashboards: this.project.dashboards.filter((dashboard) =>
+      datasets: this.served.current.datasets.filter((dataset) =>
+        canOpenItem('dataset', dataset, caller),
+      ),
+      dashboards: this.served.current.dashboards.filter((dashboard) =>
         canOpenItem('dashboard', dashboard, caller),
       ),
     };
@@ -80,10 +77,10 @@ export class CatalogService {
       parameters: caller.embed
         ? this.embeddedParameters(caller, [...open.datasets, ...open.dashboards], catalog)
         : catalog.widgets(catalog.names(), emptyParameterRequest(), callerView(caller)),
-      fieldsOf: (dataset) => declaredFields(findModel(this.project, dataset.model)),
-      connections: caller.isAdmin ? this.adminPartsOf(this.project).connections : [],
-      models: caller.isAdmin ? this.adminPartsOf(this.project).models : [],
-      lineage: caller.isAdmin ? this.adminPartsOf(this.project).lineage : [],
+      fieldsOf: (dataset) => declaredFields(findModel(this.served.current, dataset.model)),
+      connections: caller.isAdmin ? this.adminPartsOf(this.served.current).connections : [],
+      models: caller.isAdmin ? this.adminPartsOf(this.served.current).models : [],
+      lineage: caller.isAdmin ? this.adminPartsOf(this.served.current).lineage : [],
     };
   }
 

@@ -5,7 +5,6 @@ import { ApiErrors, ApiJson, ApiOptionalToken, ApiProjectPath } from '@/openapi/
 import { COMMON_ERRORS } from '@/openapi/common-schemas';
 import { CURRENT } from '@/http/routes';
 import { SERVICE_VERSION } from '@/config/service-version';
-import type { Project } from '@/core/project/project';
 import { projectVersion } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
@@ -13,11 +12,6 @@ import { ServedProject } from '@/core/project/served-project';
 @ApiProjectPath()
 @Controller(CURRENT)
 export class ProjectInfoController {
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   constructor(private readonly served: ServedProject) {}
 
   /** The project's name, version, label and description, and the version of this service. */
@@ -28,10 +22,10 @@ export class ProjectInfoController {
   @ApiErrors(...COMMON_ERRORS)
   info(): Record<string, string> {
     return {
-      name: this.project.name,
-      version: projectVersion(this.project),
-      label: this.project.label,
-      description: this.project.description,
+      name: this.served.current.name,
+      version: projectVersion(this.served.current),
+      label: this.served.current.label,
+      description: this.served.current.description,
       service_version: SERVICE_VERSION,
     };
   }

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuildError, BuildInterruptedError } from '@/engine/materialize/materialize-environment';
-import { cliBuildId } from '@/engine/environment/leftovers';
+import { cliBuildId } from '@/engine/process/leftovers';
 import { throwIfProblems } from '@/engine/check/check-models';
-import { ProjectError, ProjectProblem } from '@/core/project/project-errors';
+import { ProjectError, ProjectProblem } from '@/core/project-errors';
 import { readProject } from '@/core/project/project-loader';
 import { checkableProject } from '@/core/project/checkable-project';
 import { requestFromCli } from '@/cli/cli-selections';
@@ -12,7 +12,7 @@ import { compileDataset, CompiledDataset } from '@/engine/compile';
 import type { Env } from '@/engine/connections/connection-registry';
 import type { EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import { Engine } from '@/engine/engine';
-import { describeBound } from '@/engine/templating/bound-value';
+import { describeBound } from '@/engine/sql/bound-value';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
 import type { CallerView } from '@/core/parameters/selection-value';
@@ -28,9 +28,9 @@ import {
 import { CliArgs, TABLE_ROWS } from '@/cli/cli-args';
 import type { Output } from '@/cli/cli-output';
 import { ANONYMOUS, Caller } from '@/core/caller';
-import { callerView, canOpen } from '@/core/scope';
+import { callerView, canOpen } from '@/core/project/scope';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
-import type { UserField } from '@/core/project/user-fields';
+import type { UserField } from '@/core/user-fields';
 
 /** What the commands open the engine with: `DATA_DIR`, the environment, the `ENGINE_*` limits. */
 export interface EngineSetup {

@@ -7,12 +7,13 @@ import type { CliOutput } from '@/cli/cli-output';
 import { openServiceDatabase } from '@/cli/service-database';
 import type { AppConfig } from '@/config/config';
 import { resolveSecrets } from '@/config/secrets';
-import { ISSUED_BY_OPERATOR, issuedDetails, planEmbedToken } from '@/core/embed';
+import { ISSUED_BY_OPERATOR } from '@/core/embedding/embed-claims';
+import { issuedDetails, planEmbedToken } from '@/core/embedding/embed-token-plan';
 import { formatTimestamp } from '@/core/timestamps';
 import { loadProject } from '@/core/project/project-loader';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
-import { Transactions } from '@/database/tables/transactions';
-import { JsonLogger } from '@/http/request/json-logger';
+import { Transactions } from '@/database/transactions/transactions';
+import { JsonLogger } from '@/runtime/json-logger';
 
 /** Who the audit log names for a token the CLI issues: whoever runs it has the service's secret. */
 const ACTOR = 'cli';

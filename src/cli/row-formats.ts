@@ -1,6 +1,6 @@
 import type { CsvFormulas } from '@/core/result-builtins';
 import { escapedCsvText, isTextColumn } from '@/engine/export/csv-cells';
-import type { JsonValue, QueryResult, ResultColumn } from '@/engine/query/query-result';
+import type { JsonValue, QueryResult, ResultColumn } from '@/engine/sql/query-result';
 
 /** A value as a cell of text: nulls empty in CSV, `NULL` in a table; objects and lists as JSON. */
 function cellText(value: JsonValue, nullText: string): string {

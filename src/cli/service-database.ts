@@ -10,7 +10,7 @@ import {
   holderAlive,
   LockHolder,
   readLock,
-} from '@/database/embedded-lock';
+} from '@/database/embedded/embedded-lock';
 import { UsersRepository } from '@/database/tables/users.repository';
 
 /** How long a server that holds the lock but has not published its port yet (it is starting) is waited for. */

@@ -1,11 +1,11 @@
-import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { allowedHosts, corsOrigins, previousSecrets } from '@/config/access-config';
 import { ConfigError } from '@/config/config-error';
-import { type Env, list, text } from '@/config/env-values';
+import { EmbeddingConfig, embedding } from '@/config/embedding-config';
+import { type Env, integer, megabytes, oneOf, path, text, url } from '@/config/env-values';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
-import type { LogLevel } from '@/http/request/json-logger';
-import { isLoopbackHost } from '@/http/request/host-rule';
+import { WebhookConfig, webhooks } from '@/config/webhook-config';
+import type { LogLevel } from '@/runtime/json-logger';
 import { PASSWORD_MIN_LENGTH, passwordProblem } from '@/core/users/password-policy';
 import { BuildSchedule, patternProblem, zoneProblem } from '@/core/project/build-schedule';
 
@@ -70,7 +70,7 @@ export interface AppConfig {
     exportLimitMb: number;
   };
   /**
-   * The nice value of the server's threads other than the event loop's (config/background-threads.ts),
+   * The nice value of the server's threads other than the event loop's (runtime/background-threads.ts),
    * 0 to 19; 0 leaves them as they are.
    */
   backgroundThreadNice: number;
@@ -116,129 +116,8 @@ export interface AppConfig {
   embedding: EmbeddingConfig;
 }
 
-/** Embedding tokens (docs/embedding.md). */
-export interface EmbeddingConfig {
-  /** EMBED_SECRET: the HS256 key a host application signs its own embedding tokens with. */
-  secret?: string;
-  /** EMBED_PUBLIC_KEY_FILE: a PEM public key (RSA, EC or Ed25519) that host tokens may be signed for instead. */
-  publicKeyFile?: string;
-  /** The longest an embedding token may live, from now to its `exp`. */
-  maxMinutes: number;
-  /** Origins that may frame HTML dashboards (`frame-ancestors`); none when empty. */
-  frameOrigins: string[];
-}
-
-export interface WebhookConfig {
-  urls: string[];
-  /** The Standard Webhooks secret (`whsec_` and base64), set whenever `urls` is not empty. */
-  secret?: string;
-  /** Attempts of one delivery, the first included, before it is recorded as failed. */
-  maxAttempts: number;
-  /** The wait before the second attempt; each next one waits twice as long. */
-  retryBaseMs: number;
-  /** How long one attempt waits for the endpoint's answer. */
-  timeoutMs: number;
-}
-
 /** Where state lives when DATA_DIR is not set: a folder per project under it. */
 export const DEFAULT_DATA_DIR = '.data';
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) {
-    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  }
-  return value;
-}
-
-/** Megabytes as whole bytes; a fraction is allowed, so that a test can bound a cache to a few kilobytes. */
-function megabytes(env: Env, name: string, fallback: number, max: number): number {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback * 1024 * 1024;
-  if (!/^\d+(\.\d+)?$/.test(raw)) {
-    throw new ConfigError(name, `must be a number of megabytes such as 256 or 0.5, got "${raw}"`);
-  }
-  const value = Number(raw);
-  if (value > max) throw new ConfigError(name, `must be between 0 and ${max}, got ${value}`);
-  return Math.floor(value * 1024 * 1024);
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
-  }
-  return raw as T;
-}
-
-function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
-  const raw = text(env, name);
-  if (raw === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, 'is not a valid URL');
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
-  }
-  return raw;
-}
-
-function path(env: Env, name: string, fallback: string, cwd: string): string {
-  const raw = text(env, name) ?? fallback;
-  return isAbsolute(raw) ? raw : resolve(cwd, raw);
-}
-
-// A date and a time with its zone (`Z` or an offset): a bare local time would depend on the machine's zone.
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** Whether the date of `YYYY-MM-DD...` exists: Date.parse reads February 30 as March 2. */
-function realDay(text: string): boolean {
-  const [year, month, day] = text.slice(0, 10).split('-').map(Number);
-  return new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
-}
-
-/**
- * JWT_PREVIOUS_SECRETS (comma-separated, each as long as JWT_SECRET must be, none of them JWT_SECRET) and
- * JWT_PREVIOUS_SECRETS_UNTIL, required with them: no previous secret is accepted for ever by accident.
- * Problems name an entry by its position, never its value.
- */
-function previousSecrets(
-  env: Env,
-  jwtSecret: string | undefined,
-): { jwtPreviousSecrets: string[]; jwtPreviousSecretsUntil?: Date } {
-  const name = 'JWT_PREVIOUS_SECRETS';
-  const secrets = list(env, name);
-  secrets.forEach((secret, index) => {
-    const which = `entry ${index + 1} of ${secrets.length}`;
-    if (secret.length < 32)
-      throw new ConfigError(name, `${which} must be at least 32 characters long`);
-    if (secret === jwtSecret) throw new ConfigError(name, `${which} is JWT_SECRET itself`);
-    if (secrets.indexOf(secret) !== index) throw new ConfigError(name, `${which} is listed twice`);
-  });
-  if (secrets.length === 0) return { jwtPreviousSecrets: [] };
-  const until = text(env, 'JWT_PREVIOUS_SECRETS_UNTIL');
-  if (until === undefined) {
-    throw new ConfigError(
-      'JWT_PREVIOUS_SECRETS_UNTIL',
-      'is required with JWT_PREVIOUS_SECRETS: the time they stop being accepted (e.g. 2026-12-01T12:00:00Z)',
-    );
-  }
-  const time = Date.parse(until);
-  if (!INSTANT.test(until) || Number.isNaN(time) || !realDay(until)) {
-    throw new ConfigError(
-      'JWT_PREVIOUS_SECRETS_UNTIL',
-      `must be a date and time with its zone, e.g. 2026-12-01T12:00:00Z, got "${until}"`,
-    );
-  }
-  return { jwtPreviousSecrets: secrets, jwtPreviousSecretsUntil: new Date(time) };
-}
 
 function redisPrefix(env: Env): string {
   const raw = text(env, 'REDIS_PREFIX') ?? 'drey';
@@ -257,100 +136,6 @@ function buildSchedule(env: Env): BuildSchedule | 'off' | undefined {
   const badPattern = patternProblem(pattern, timezone);
   if (badPattern) throw new ConfigError('BUILD_SCHEDULE', `${badPattern} (or "off")`);
   return { pattern, timezone };
-}
-
-// The secret's form is the Standard Webhooks one, which receivers' libraries take as it is.
-const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/;
-
-function webhooks(env: Env): WebhookConfig {
-  const urls = list(env, 'WEBHOOK_URLS');
-  urls.forEach((entry, index) => {
-    const which = `entry ${index + 1} of ${urls.length}`;
-    let parsed: URL;
-    try {
-      parsed = new URL(entry);
-    } catch {
-      throw new ConfigError('WEBHOOK_URLS', `${which} is not a valid URL`);
-    }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-      throw new ConfigError('WEBHOOK_URLS', `${which} must use http: or https:`);
-    }
-    if (parsed.username || parsed.password) {
-      throw new ConfigError('WEBHOOK_URLS', `${which} must not carry credentials`);
-    }
-  });
-  const secret = text(env, 'WEBHOOK_SECRET');
-  if (urls.length > 0 && secret === undefined) {
-    throw new ConfigError(
-      'WEBHOOK_SECRET',
-      'is required with WEBHOOK_URLS: receivers check each event by it (make one with ' +
-        '`echo whsec_$(openssl rand -base64 32)`)',
-    );
-  }
-  if (secret !== undefined && !WEBHOOK_SECRET.test(secret)) {
-    throw new ConfigError(
-      'WEBHOOK_SECRET',
-      'must be "whsec_" followed by at least 24 bytes in base64 (`echo whsec_$(openssl rand -base64 32)`)',
-    );
-  }
-  return {
-    urls,
-    secret,
-    maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1, 100),
-    retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),
-    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10000, 100, 120_000),
-  };
-}
-
-function embedding(env: Env, cwd: string): EmbeddingConfig {
-  const secret = text(env, 'EMBED_SECRET');
-  if (secret !== undefined && secret.length < 32) {
-    throw new ConfigError('EMBED_SECRET', 'must be at least 32 characters long');
-  }
-  const file = text(env, 'EMBED_PUBLIC_KEY_FILE');
-  const frameOrigins = list(env, 'EMBED_FRAME_ORIGINS');
-  for (const origin of frameOrigins) {
-    if (!/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/.test(origin)) {
-      throw new ConfigError(
-        'EMBED_FRAME_ORIGINS',
-        `has an invalid origin "${origin.slice(0, 100)}" (scheme, host and port only)`,
-      );
-    }
-  }
-  return {
-    secret,
-    publicKeyFile: file === undefined ? undefined : isAbsolute(file) ? file : resolve(cwd, file),
-    maxMinutes: integer(env, 'EMBED_TOKEN_MAX_MINUTES', 60, 1, 10080),
-    frameOrigins,
-  };
-}
-
-// A DNS name (or an IPv4 address) by RFC 1123's letters, or an IPv6 address in brackets, as `Host` carries it.
-const HOST_NAME =
-  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
-
-/**
- * ALLOWED_HOSTS: names only (any port is taken, as for the loopback names), read where the rule applies. Set
- * beside a HOST that is not loopback it would protect nothing, so it is refused rather than ignored.
- */
-function allowedHosts(env: Env, host: string): string[] {
-  const names = list(env, 'ALLOWED_HOSTS').map((name) => name.toLowerCase());
-  for (const name of names) {
-    const bracketed = /^\[(.*)\]$/.exec(name)?.[1];
-    if (bracketed === undefined ? !HOST_NAME.test(name) : isIP(bracketed) !== 6) {
-      throw new ConfigError(
-        'ALLOWED_HOSTS',
-        `has an invalid name "${name.slice(0, 100)}" (a host name, an IPv4 address or an IPv6 one in brackets, without port)`,
-      );
-    }
-  }
-  if (names.length > 0 && !isLoopbackHost(host)) {
-    throw new ConfigError(
-      'ALLOWED_HOSTS',
-      `applies to a service bound to a loopback address only; HOST=${host} answers any Host (the proxy in front checks names)`,
-    );
-  }
-  return names;
 }
 
 /**
@@ -381,12 +166,6 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
   const adminPasswordProblem =
     adminPassword === undefined ? undefined : passwordProblem(adminPassword, passwordMinLength);
   if (adminPasswordProblem) throw new ConfigError('ADMIN_PASSWORD', adminPasswordProblem);
-  const corsOrigins = list(env, 'CORS_ORIGINS');
-  for (const origin of corsOrigins) {
-    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
-      throw new ConfigError('CORS_ORIGINS', `has an invalid origin "${origin}"`);
-    }
-  }
   const host = text(env, 'HOST') ?? '127.0.0.1';
   return {
     nodeEnv,
@@ -433,7 +212,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     },
     renderTimeoutMs: integer(env, 'RENDER_TIMEOUT_MS', 15000, 500, 600_000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'debug'], 'info'),
-    corsOrigins,
+    corsOrigins: corsOrigins(env),
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),
     loginMaxFailuresPerAddress: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100000),
     loginWindowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 300, 1, 86400),

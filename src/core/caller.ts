@@ -1,8 +1,8 @@
-import { type UserField, type UserFieldValue, withFieldDefaults } from '@/core/project/user-fields';
+import { type UserField, type UserFieldValue, withFieldDefaults } from '@/core/user-fields';
 
 /**
- * What an embedding token grants (core/embed.ts): one dataset or dashboard, with parameter values it locks
- * and defaults for the others. A caller holding one may open that item and nothing else.
+ * What an embedding token grants (core/embedding/embed-claims.ts): one dataset or dashboard, with parameter
+ * values it locks and defaults for the others. A caller holding one may open that item and nothing else.
  */
 export interface EmbedGrant {
   /** The token's `jti`, by which it can be revoked; null when the host application gave none. */

@@ -5,8 +5,8 @@ import type { SharedResults } from '@/cache/shared-results';
 import { Outcome, TieredCache } from '@/cache/tiered-cache';
 import { RENDERED_PAGE_CODEC, RenderedPage } from '@/dashboards/rendered-page';
 import { APP_CONFIG, AppConfig } from '@/config/config';
-import { currentRequest } from '@/http/request/request-context';
-import { JsonLogger } from '@/http/request/json-logger';
+import { currentRequest } from '@/runtime/request-scope';
+import { JsonLogger } from '@/runtime/json-logger';
 import { MetricsService } from '@/metrics/metrics.service';
 
 /** How a dashboard request was answered: see {@link Outcome}; `uncacheable` rendered and kept nowhere. */

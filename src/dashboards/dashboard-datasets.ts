@@ -1,6 +1,6 @@
 import { DatasetCallError, DatasetCall } from '@/dashboards/template/dataset-passes';
 import type { TemplateDataset } from '@/dashboards/template/helper-input';
-import { QueryResult, rowObjects } from '@/engine/query/query-result';
+import { QueryResult, rowObjects } from '@/engine/sql/query-result';
 import type { ParameterRequest, RawSelection } from '@/core/parameters/selection-request';
 import type { DashboardSpec, DatasetSpec, Project } from '@/core/project/project';
 

@@ -1,5 +1,5 @@
 import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { DashboardsLegacyController } from '@/dashboards/dashboards.legacy.controller';
 import { DashboardsController } from '@/dashboards/dashboards.controller';
@@ -12,12 +12,12 @@ import { RendererProbe } from '@/dashboards/render/renderer-probe';
 import { DashboardPages } from '@/dashboards/template/dashboard-pages';
 import { MetricsModule } from '@/metrics/metrics.module';
 import { MetricsService } from '@/metrics/metrics.service';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
 import { ServedProject } from '@/core/project/served-project';
 
 @Module({
   // Datasets: a page reads its datasets through their results cache (DatasetsService).
-  imports: [MetricsModule, ParametersModule, DatasetsModule],
+  imports: [MetricsModule, ParameterCatalogModule, DatasetsModule],
   controllers: [DashboardsController, DashboardsLegacyController],
   providers: [
     DashboardsService,

@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
-import { currentRequest } from '@/http/request/request-context';
+import { currentRequest } from '@/runtime/request-scope';
 import type { Caller } from '@/core/caller';
-import { callerView, requireScope } from '@/core/scope';
-import { embedRequest } from '@/core/embed';
+import { callerView, requireScope } from '@/core/project/scope';
+import { embedRequest } from '@/core/embedding/embed-request';
 import { calledDataset, datasetRequest, templateDataset } from '@/dashboards/dashboard-datasets';
-import { BrowserPool, PngOptions } from '@/dashboards/render/browser-pool';
+import { BrowserPool } from '@/dashboards/render/browser-pool';
+import type { PngOptions } from '@/dashboards/render/page-drawer';
 import {
   DashboardPages,
   DashboardTemplateError,
@@ -33,7 +34,7 @@ import {
 import { DashboardCache } from '@/dashboards/dashboard-cache';
 import { RenderedPage, etagOfBody } from '@/dashboards/rendered-page';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import { findItem } from '@/core/project/items';
@@ -67,17 +68,12 @@ const PNG_VIEWPORT: PngOptions = { width: 1200, height: 800 };
 
 @Injectable()
 export class DashboardsService {
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   /** Each project's compiled templates: the start's (compiled by the module), then each build's. */
   private readonly compiled = new WeakMap<Project, DashboardPages>();
 
   constructor(
     private readonly engine: Engine,
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly datasets: DatasetsService,
     private readonly cache: DashboardCache,
     pages: DashboardPages,
@@ -97,10 +93,10 @@ export class DashboardsService {
 
   /** The templates of the project served, compiled once per project. */
   private get pages(): DashboardPages {
-    let pages = this.compiled.get(this.project);
+    let pages = this.compiled.get(this.served.current);
     if (!pages) {
-      pages = new DashboardPages(this.project);
-      this.compiled.set(this.project, pages);
+      pages = new DashboardPages(this.served.current);
+      this.compiled.set(this.served.current, pages);
     }
     return pages;
   }
@@ -117,7 +113,7 @@ export class DashboardsService {
     sent: ParameterRequest,
     ifNoneMatch?: string,
   ): Promise<DashboardReply> {
-    const dashboard = findItem(this.project, 'dashboard', name, caller);
+    const dashboard = findItem(this.served.current, 'dashboard', name, caller);
     requireScope(dashboard.scope, caller, `the dashboard "${dashboard.name}"`);
     // An embedding's locked values and defaults, for the dashboard and the datasets it reads alike.
     const request = embedRequest(caller, dashboard.parameters, sent);
@@ -174,7 +170,7 @@ export class DashboardsService {
     view: CallerView,
     catalog: ParameterCatalog,
   ): PageKey {
-    const names = this.pages.datasetsRead(dashboard, this.project);
+    const names = this.pages.datasetsRead(dashboard, this.served.current);
     let all = false;
     let cacheable = true;
     const fields = new Set<string>();
@@ -184,7 +180,7 @@ export class DashboardsService {
       if (read.uncacheable !== undefined) cacheable = false;
       if (read.caller === 'all') all = true;
       else for (const field of read.caller) fields.add(field);
-      const dataset = this.project.datasets.find((candidate) => candidate.name === name);
+      const dataset = this.served.current.datasets.find((candidate) => candidate.name === name);
       for (const parameter of dataset?.parameters ?? []) parameters.add(parameter);
     }
     for (const field of groupFields(catalog, parameters)) fields.add(field);
@@ -213,9 +209,9 @@ export class DashboardsService {
         format: dashboard.format,
       },
       project: {
-        name: this.project.name,
-        label: this.project.label,
-        description: this.project.description,
+        name: this.served.current.name,
+        label: this.served.current.label,
+        description: this.served.current.description,
       },
       selections: shownSelections(
         dashboard.parameters,
@@ -234,7 +230,12 @@ export class DashboardsService {
           ),
         {
           check: (call) =>
-            datasetRequest(dashboard, calledDataset(this.project, call), request, call.fixed),
+            datasetRequest(
+              dashboard,
+              calledDataset(this.served.current, call),
+              request,
+              call.fixed,
+            ),
         },
       );
     } catch (error) {
@@ -261,7 +262,7 @@ export class DashboardsService {
     view: CallerView,
     environment: Environment,
   ): Promise<TemplateDataset> {
-    const dataset = calledDataset(this.project, call);
+    const dataset = calledDataset(this.served.current, call);
     const own = datasetRequest(dashboard, dataset, request, call.fixed);
     const selections = catalog.selections(dataset.parameters, own, view);
     return templateDataset(

@@ -1,20 +1,20 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Database } from '@/database/database';
-import { logStaleLock } from '@/database/embedded-lock';
+import { logStaleLock } from '@/database/embedded/embedded-lock';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
 import { AuditEventsRepository } from '@/database/tables/audit-events.repository';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
-import { EnvironmentStore } from '@/database/tables/environment-store';
+import { EnvironmentStore } from '@/database/environment-store';
 import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
 import { UsersRepository } from '@/database/tables/users.repository';
-import { Transactions } from '@/database/tables/transactions';
+import { Transactions } from '@/database/transactions/transactions';
 import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliveries.repository';
 import { EmbedRevocationsRepository } from '@/database/tables/embed-revocations.repository';
-import { TokenRecords } from '@/database/tables/token-records';
-import { PostgresTokenChanges } from '@/database/tables/token-changes';
+import { TokenRecords } from '@/database/token-records/token-records';
+import { PostgresTokenChanges } from '@/database/token-records/token-changes';
 import { TOKEN_EPOCHS } from '@/cache/cache.module';
 import type { Epochs } from '@/cache/redis-epoch';
 

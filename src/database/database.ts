@@ -1,11 +1,11 @@
 import { DataSource } from 'typeorm';
-import { isUnavailable } from '@/http/errors/unavailable';
+import { isUnavailable } from '@/runtime/outages';
 import { ENTITIES, MIGRATIONS } from '@/database/schema';
 import {
   EmbeddedOptions,
   EmbeddedPostgres,
   startEmbeddedPostgres,
-} from '@/database/embedded-postgres';
+} from '@/database/embedded/embedded-postgres';
 
 export interface DatabaseOptions {
   databaseUrl?: string;

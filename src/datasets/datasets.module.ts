@@ -5,10 +5,10 @@ import { DatasetsController } from '@/datasets/datasets.controller';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { DatasetReplies } from '@/datasets/dataset-replies';
 import { MetricsModule } from '@/metrics/metrics.module';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
 
 @Module({
-  imports: [MetricsModule, ParametersModule],
+  imports: [MetricsModule, ParameterCatalogModule],
   controllers: [DatasetsController, DatasetsLegacyController],
   providers: [DatasetResultCache, DatasetsService, DatasetReplies],
   exports: [DatasetsService],

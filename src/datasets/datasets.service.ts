@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
-import { callerView, requireScope } from '@/core/scope';
-import { embedRequest } from '@/core/embed';
+import { callerView, requireScope } from '@/core/project/scope';
+import { embedRequest } from '@/core/embedding/embed-request';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { CallerSlots, slotOwner } from '@/core/caller-slots';
 import { ResultTooLargeError } from '@/core/errors';
@@ -25,8 +25,8 @@ import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
 import type { CompiledDataset } from '@/engine/compile';
 import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
-import type { JsonValue, QueryResult, RowWindow } from '@/engine/query/query-result';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import type { JsonValue, QueryResult, RowWindow } from '@/engine/sql/query-result';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import { findItem } from '@/core/project/items';
@@ -112,7 +112,7 @@ export class DatasetsService {
 
   constructor(
     private readonly engine: Engine,
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly cache: DatasetResultCache,
     private readonly served: ServedProject,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

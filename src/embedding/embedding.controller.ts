@@ -1,20 +1,15 @@
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
+import { CreateEmbedTokenDto } from '@/embedding/dto/create-embed-token.dto';
 import { EmbeddingService } from '@/embedding/embedding.service';
-import type { EmbedTokenRequest } from '@/core/embed';
 import type { AdminCaller } from '@/core/caller';
 import { formatTimestamp } from '@/core/timestamps';
 import { AdminOnly, CurrentAdmin } from '@/http/access/access.decorators';
 import { BodyTypes } from '@/http/input/body-types';
+import { ValidateDtos } from '@/http/input/validation';
 import { CURRENT } from '@/http/routes';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/openapi/decorators';
-
-const VALUES = {
-  type: 'object',
-  additionalProperties: true,
-  description: 'Parameter name → value, as a JSON body selects it',
-};
 
 /** Embedding tokens, issued and revoked by administrators (docs/embedding.md). */
 @ApiTags('embedding')
@@ -37,23 +32,10 @@ export class EmbeddingController {
   @BodyTypes('application/json')
   @ApiJson('EmbedToken', 'The token and its id, for revocation')
   @ApiErrors(...BODY_ERRORS)
-  @ApiBody({
-    schema: {
-      type: 'object',
-      properties: {
-        dataset: { type: 'string', description: 'The dataset it opens (or `dashboard`)' },
-        dashboard: { type: 'string', description: 'The dashboard it opens (or `dataset`)' },
-        params: VALUES,
-        defaults: VALUES,
-        user: { type: 'object', additionalProperties: true, description: 'User field → value' },
-        subject: { type: 'string', description: 'Who views, as the host application names them' },
-        expiry_minutes: { type: 'integer', minimum: 1, default: 10 },
-      },
-    },
-  })
+  @ValidateDtos()
   async issue(
     @CurrentAdmin() admin: AdminCaller,
-    @Body() body: EmbedTokenRequest,
+    @Body() body: CreateEmbedTokenDto,
   ): Promise<Record<string, unknown>> {
     const issued = await this.embeds.issue(admin, body);
     return {

@@ -2,11 +2,11 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '@/audit/audit.module';
 import { EmbeddingController } from '@/embedding/embedding.controller';
 import { EmbeddingService } from '@/embedding/embedding.service';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterWidgetsModule } from '@/parameter-widgets/parameter-widgets.module';
 
 /** Embedding tokens, issued and revoked by administrators; AuthModule checks them. */
 @Module({
-  imports: [AuditModule, ParametersModule],
+  imports: [AuditModule, ParameterWidgetsModule],
   controllers: [EmbeddingController],
   providers: [EmbeddingService],
 })

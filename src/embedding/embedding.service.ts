@@ -6,15 +6,14 @@ import { JwtKeys } from '@/auth/jwt-keys';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
 import { SECRETS, type Secrets } from '@/config/secrets';
 import { auditActor, type AdminCaller } from '@/core/caller';
+import { embedCaller } from '@/core/embedding/embed-caller';
+import { isTokenId, parseEmbedClaims } from '@/core/embedding/embed-claims';
 import {
-  embedCaller,
-  isTokenId,
   issuedDetails,
-  parseEmbedClaims,
   planEmbedToken,
   type EmbedTokenPlan,
   type EmbedTokenRequest,
-} from '@/core/embed';
+} from '@/core/embedding/embed-token-plan';
 import { DomainError, type ErrorCode, ForbiddenError, InvalidRequestError } from '@/core/errors';
 import { emptyParameterRequest } from '@/core/parameters/selection-request';
 import type { Project } from '@/core/project/project';
@@ -53,10 +52,6 @@ export class EmbeddingService {
     this.keys = new JwtKeys(secrets);
   }
 
-  private get project(): Project {
-    return this.served.current;
-  }
-
   /**
    * `POST P/embed-tokens`: a token for one dataset or dashboard of the project, signed by Drey and naming
    * the administrator (`by`), whose rights bound it at each use. 400 `invalid_request` for an item that
@@ -67,7 +62,7 @@ export class EmbeddingService {
     // Every administrator has a row (SSO provisions one); a token must name the one whose rights bound it.
     if (admin.userId === null)
       throw new ForbiddenError('Embedding tokens are issued by a user of Drey');
-    const project = this.project;
+    const project = this.served.current;
     const plan = planEmbedToken(project, body, {
       maxMinutes: this.config.embedding.maxMinutes,
       id: randomUUID(),

@@ -7,7 +7,7 @@ import { parseParameterDefinitions } from '@/core/parameters/parse-definitions';
 import { parameterQueries, resolveParameters } from '@/core/parameters/resolve-parameters';
 import { emptyParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView } from '@/core/parameters/selection-value';
-import { Problems } from '@/core/project/project-errors';
+import { Problems } from '@/core/project-errors';
 import { loadProject } from '@/core/project/project-loader';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuildProgress, BuildResult } from '@/engine/materialize/materialize-environment';
 import { Engine } from '@/engine/engine';
-import { rowObjects } from '@/engine/query/query-result';
+import { rowObjects } from '@/engine/sql/query-result';
 import type { CallerView, OptionValue, SelectionValues } from '@/core/parameters/selection-value';
 import { loadProject } from '@/core/project/project-loader';
 import { MONTHLY } from '../../test/support/figures';

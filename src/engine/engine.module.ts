@@ -1,5 +1,5 @@
 import { Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Engine } from '@/engine/engine';
 import { ServedProject } from '@/core/project/served-project';

@@ -1,7 +1,5 @@
 import {
-  BuildError,
   BuildHooks,
-  BuildInterruptedError,
   BuildResult,
   materializeEnvironment,
 } from '@/engine/materialize/materialize-environment';
@@ -22,7 +20,7 @@ import {
 import { CompiledDataset, compileDataset, datasetModel } from '@/engine/compile';
 import type { ComposedQuery, RequestValues } from '@/engine/query/model-sql';
 import { ModelReads, modelReads } from '@/engine/query/model-reads';
-import type { JsonValue, QueryResult, RowWindow } from '@/engine/query/query-result';
+import type { JsonValue, QueryResult, RowWindow } from '@/engine/sql/query-result';
 import {
   countQuery,
   queryAdhoc,
@@ -35,17 +33,14 @@ import type { CallerView, SelectionValues } from '@/core/parameters/selection-va
 import type { DatasetSpec, Project } from '@/core/project/project';
 import { loadProject } from '@/core/project/project-loader';
 import { ServedProject } from '@/core/project/served-project';
-import type { ProjectProblem } from '@/core/project/project-errors';
+import type { ProjectProblem } from '@/core/project-errors';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { checkModels } from '@/engine/check/check-models';
-import { DomainError, ModelFailedError, NotAcceptableError } from '@/core/errors';
-import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
-import { arrowStream } from '@/engine/duckdb/duckdb-arrow';
-import { WrittenExport, exportDuckdbQuery } from '@/engine/duckdb/duckdb-export';
+import type { WrittenExport } from '@/engine/duckdb/duckdb-export';
+import { DatasetExportRequest, exportDataset } from '@/engine/export-dataset';
 import { ExportSpace } from '@/engine/export/export-space';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { PassThrough, Readable } from 'node:stream';
 import { ServerPaths } from '@/engine/server-paths';
+import { ScrubbedErrors } from '@/engine/scrubbed-errors';
 
 export interface EngineOptions {
   /** `DATA_DIR`: environments live in `<dataDir>/environments`. */
@@ -98,7 +93,7 @@ export class Engine {
   private readonly env: Env;
   private readonly reads = new Map<string, ModelReads>();
   private building = false;
-  private readonly paths: ServerPaths;
+  private readonly errors: ScrubbedErrors;
 
   private readonly served: ServedProject;
   /** {@link freshBuildId}'s answer for the rest of this turn of the event loop (null: none). */
@@ -132,41 +127,9 @@ export class Engine {
     const maxRows = options.maxRows ?? 100_000;
     this.limits = { timeoutMs: options.queryTimeoutMs ?? 30_000, maxRows };
     this.buildLimits = { timeoutMs: options.buildQueryTimeoutMs ?? 300_000, maxRows };
-    this.paths = new ServerPaths({ dataDir: options.dataDir, projectDir: this.project.dir });
-  }
-
-  /**
-   * Runs `work`, its errors' messages taken out of the server's paths: what the engine says reaches
-   * administrators (a build's error, a model's, their own SQL's), never the folders it runs in.
-   */
-  private async scrubbing<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw this.scrubbed(error);
-    }
-  }
-
-  private scrubbed(error: unknown): unknown {
-    let scrubbed: DomainError;
-    // Its message names a signal, nothing of the server.
-    if (error instanceof BuildInterruptedError) return error;
-    if (error instanceof ModelFailedError) {
-      scrubbed = new ModelFailedError(error.model, this.paths.scrub(error.engineMessage));
-    } else if (error instanceof BuildError) {
-      scrubbed = new BuildError(this.paths.scrub(error.message), error.model);
-    } else if (error instanceof DomainError) {
-      scrubbed = new DomainError(
-        error.code,
-        this.paths.scrub(error.message),
-        error.retryAfterSeconds,
-      );
-    } else {
-      // Not a DomainError: answered as an internal error, whose message no client sees.
-      return error;
-    }
-    scrubbed.cause = error.cause;
-    return scrubbed;
+    this.errors = new ScrubbedErrors(
+      new ServerPaths({ dataDir: options.dataDir, projectDir: this.project.dir }),
+    );
   }
 
   /** The project served: the one the current environment was built from. */
@@ -213,7 +176,7 @@ export class Engine {
     this.building = true;
     const { beforeSwitch } = hooks;
     try {
-      return await this.scrubbing(() =>
+      return await this.errors.around(() =>
         materializeEnvironment(
           project,
           this.environments,
@@ -241,7 +204,7 @@ export class Engine {
 
   /** The same queries as during a build, on the current environment (at start-up, without a build). */
   queryBuilt(sqlTemplate: string): Promise<Record<string, JsonValue>[]> {
-    return this.scrubbing(() =>
+    return this.errors.around(() =>
       this.environments.use((environment) =>
         queryBuilt(this.project, environment, sqlTemplate, this.buildLimits),
       ),
@@ -317,9 +280,9 @@ export class Engine {
    * The id of the build being served when no other process has switched it since it was last followed,
    * else undefined (then {@link acquireEnvironment} follows the switch): what a request answered from a
    * cache keys on without holding the build. The pointer's stat behind it is made once per turn of the
-   * event loop and shared by the requests of that turn (a cached read made two, 3.2% of its busy CPU in
-   * the profile of bench/cpu-per-request.js): a switch made by another process during the turn is seen
-   * from the next one, as if made just after; a switch made here is seen at once.
+   * event loop and shared by the requests of that turn (a cached read asks twice; see docs/performance.md,
+   * "Figures behind the code", "The build pointer, once a turn"): a switch made by another process during
+   * the turn is seen from the next one, as if made just after; a switch made here is seen at once.
    */
   freshBuildId(): string | undefined {
     if (this.servedThisTurn === undefined) {
@@ -389,7 +352,7 @@ export class Engine {
     environment: Environment | undefined,
     limits: QueryLimits,
   ): Promise<QueryResult> {
-    return this.scrubbing(() =>
+    return this.errors.around(() =>
       runComposed(
         model,
         composed,
@@ -415,91 +378,24 @@ export class Engine {
         this.limits,
       );
     } catch (error) {
-      throw this.scrubbed(error);
+      throw this.errors.of(error);
     } finally {
       lease.release();
     }
   }
 
   /**
-   * Every row of a compiled dataset in an export format, written by DuckDB (see {@link exportDuckdbQuery}
-   * and {@link arrowStream}); `select` picks and orders the columns. The environment is held while DuckDB
-   * reads it: until the file is written, or for an Arrow stream until it ends. A dataset on an external
-   * connection is exported as CSV or NDJSON from its rows ({@link streamDataset}); the other formats are
-   * written from the engine's own tables only.
+   * Every row of a compiled dataset in an export format, written by DuckDB while it holds the environment
+   * (see {@link exportDataset}). A dataset on an external connection is exported as CSV or NDJSON from its
+   * rows ({@link streamDataset}) instead.
    */
-  async exportDataset(
-    compiled: CompiledDataset,
-    request: {
-      format: ExportFormat;
-      select: readonly string[];
-      name: string;
-      /** How a CSV export writes its text cells (`x_csv_formulas`). */
-      csvFormulas: CsvFormulas;
-    },
-  ): Promise<WrittenExport> {
-    if (compiled.target.kind === 'connection') {
-      throw new NotAcceptableError(
-        `The dataset "${compiled.dataset}" reads the connection "${compiled.target.connection}"; ` +
-          'its rows are exported as csv or ndjson only',
-      );
-    }
-    const lease = await this.environments.acquire();
-    let connection: DuckDBConnection | undefined;
-    const written: WrittenExport = { stream: new PassThrough() };
-    let handedOver = false;
-    try {
-      connection = await lease.environment.connect();
-      const open = connection;
-      // Released when DuckDB is done with the environment, which may be before the client has every byte.
-      const finished = (rows: number): void => {
-        written.rows = rows;
-        open.closeSync();
-        lease.release();
-      };
-      const { sql, binds } = compiled;
-      if (request.format === 'arrow') {
-        const stream = arrowStream(
-          open,
-          sql,
-          binds,
-          request.select,
-          this.limits.timeoutMs,
-          finished,
-        );
-        handedOver = true;
-        written.stream = this.scrubbedStream(compiled.model, stream);
-        return written;
-      }
-      const { stream, done } = await exportDuckdbQuery(open, sql, binds, this.exports, {
-        format: request.format,
-        select: request.select,
-        name: request.name,
-        csvFormulas: request.csvFormulas,
-        timeoutMs: this.limits.timeoutMs,
-      });
-      handedOver = true;
-      done.then(finished, () => finished(0));
-      written.stream = this.scrubbedStream(compiled.model, stream);
-      return written;
-    } catch (error) {
-      throw this.scrubbed(modelError(compiled.model, error));
-    } finally {
-      if (!handedOver) {
-        connection?.closeSync();
-        lease.release();
-      }
-    }
-  }
-
-  /** A stream whose failure is told as a model's, like a query's; destroying it stops the source. */
-  private scrubbedStream(model: string, stream: Readable): Readable {
-    const scrubbed = new PassThrough();
-    stream.on('error', (error) =>
-      scrubbed.destroy(this.scrubbed(modelError(model, error)) as Error),
-    );
-    scrubbed.on('close', () => stream.destroy());
-    return stream.pipe(scrubbed);
+  exportDataset(compiled: CompiledDataset, request: DatasetExportRequest): Promise<WrittenExport> {
+    return exportDataset(compiled, request, {
+      environments: this.environments,
+      exports: this.exports,
+      timeoutMs: this.limits.timeoutMs,
+      errors: this.errors,
+    });
   }
 
   /**
@@ -508,7 +404,7 @@ export class Engine {
    */
   runSql(sql: string, selections: SelectionValues, caller: CallerView): Promise<QueryResult> {
     const request: RequestValues = { selections, caller };
-    return this.scrubbing(() =>
+    return this.errors.around(() =>
       this.environments.use((environment) =>
         queryAdhoc(this.project, environment, sql, request, this.limits),
       ),
@@ -520,12 +416,6 @@ export class Engine {
     await this.connections.close();
     this.exports.close();
   }
-}
-
-/** An engine failure as the model's (`model_failed`); the service's own errors as they are. */
-function modelError(model: string, error: unknown): unknown {
-  if (error instanceof DomainError) return error;
-  return new ModelFailedError(model, error instanceof Error ? error.message : String(error));
 }
 
 /** The names of the tables of an environment. */

@@ -7,7 +7,6 @@ import { Database } from '@/database/database';
 import { AccessTokensRepository } from '@/database/tables/access-tokens.repository';
 import { Engine } from '@/engine/engine';
 import { InstallationWatch } from '@/health/installation';
-import { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
 export interface Check {
@@ -51,11 +50,6 @@ export class HealthService {
   /** Taken when the service starts, to compare with what is on disk at each readiness check. */
   private readonly installation = new InstallationWatch(INSTALLATION_ROOT);
 
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   constructor(
     private readonly database: Database,
     private readonly accessTokens: AccessTokensRepository,
@@ -76,7 +70,7 @@ export class HealthService {
     const checks: Record<string, Check> = {
       database,
       queue,
-      project: { status: 'up', kind: this.project.name },
+      project: { status: 'up', kind: this.served.current.name },
       environment: await this.environment(),
       installation: this.installationCheck(),
       renderer: this.rendererCheck(),

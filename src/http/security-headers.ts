@@ -63,7 +63,8 @@ function headersOf(middleware: Middleware): [string, string][] {
 /**
  * The security headers of every response, computed once by helmet: Express' responses get them from
  * {@link securityHeaders}, the fast routes and the error writer set them themselves (they skip Express'
- * middleware or may follow a page's policy). Setting them costs about 2 µs of CPU a response.
+ * middleware or may follow a page's policy). Computed once, setting them costs little (see
+ * docs/performance.md, "Figures behind the code", "Security headers").
  */
 export const SECURITY_HEADERS: HeaderList = headersOf(helmet(HELMET_OPTIONS));
 

@@ -12,7 +12,7 @@ export function legacyResultWants<Format extends string | undefined>(
   return { format, shape: 'whole', ifNoneMatch, address };
 }
 
-/** What the legacy result reads of a query result (engine/query/query-result.ts's QueryResult). */
+/** What the legacy result reads of a query result (engine/sql/query-result.ts's QueryResult). */
 export interface LegacyResultRows {
   columns: { name: string }[];
   rows: unknown[][];

@@ -1,5 +1,6 @@
 import type { Caller } from '@/core/caller';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
+import { selectionValueSchema } from '@/core/parameters/selection-schema';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 import type { DashboardSpec, DatasetSpec } from '@/core/project/project';
 
@@ -35,8 +36,10 @@ function optionList(options: { id: string; label: string }[]): string {
 }
 
 /**
- * One parameter's selection. A parameter whose options or bounds depend on a parent's selection lists
- * the default's in its description only: the others are for the dataset_parameters tool to say.
+ * One parameter's selection: its shape as the OpenAPI document states it ({@link selectionValueSchema}),
+ * narrowed to the options and bounds the caller sees, and a description that gives them with the default.
+ * A parameter whose options or bounds depend on a parent's selection lists the default's in its
+ * description only: the others are for the dataset_parameters tool to say.
  */
 export function selectionSchema(widget: WidgetJson, parent: string | null): JsonSchema {
   const about = sentence([widget.label, widget.description]);
@@ -44,63 +47,40 @@ export function selectionSchema(widget: WidgetJson, parent: string | null): Json
     parent === null
       ? ''
       : `. Depends on ${parent}: dataset_parameters gives its choices for a selection of ${parent}`;
+  if (widget.widget_type === 'disabled') {
+    return { description: `${about}. Disabled for the default selections${child}` };
+  }
+  const own = parent === null;
+  const shape = selectionValueSchema(widget.widget_type, {
+    optionIds: own && 'options' in widget ? widget.options.map((option) => option.id) : undefined,
+    bounds:
+      own && 'min_value' in widget
+        ? { minimum: widget.min_value, maximum: widget.max_value }
+        : undefined,
+  });
+  const description = `${about}. ${choices(widget)}${child}`;
+  // Advice for the assistant: the service takes a repeated id as one (selection-reader.ts).
+  if (widget.widget_type === 'multi_select') return { ...shape, uniqueItems: true, description };
+  return { ...shape, description };
+}
+
+/** What a widget takes and its default, as words. */
+function choices(widget: Exclude<WidgetJson, { widget_type: 'disabled' }>): string {
   switch (widget.widget_type) {
-    case 'single_select': {
-      const ids = widget.options.map((option) => option.id);
-      return {
-        type: 'string',
-        ...(parent === null && ids.length > 0 ? { enum: ids } : {}),
-        description: `${about}. One of ${optionList(widget.options)}; default ${widget.selected_id ?? 'none'}${child}`,
-      };
-    }
-    case 'multi_select': {
-      const ids = widget.options.map((option) => option.id);
-      return {
-        type: 'array',
-        items:
-          parent === null && ids.length > 0 ? { type: 'string', enum: ids } : { type: 'string' },
-        uniqueItems: true,
-        description: `${about}. Any of ${optionList(widget.options)}; none selected means all${child}`,
-      };
-    }
+    case 'single_select':
+      return `One of ${optionList(widget.options)}; default ${widget.selected_id ?? 'none'}`;
+    case 'multi_select':
+      return `Any of ${optionList(widget.options)}; none selected means all`;
     case 'date':
-      return {
-        type: 'string',
-        format: 'date',
-        description: `${about}. A date from ${widget.min_date} to ${widget.max_date}; default ${widget.selected_date}${child}`,
-      };
+      return `A date from ${widget.min_date} to ${widget.max_date}; default ${widget.selected_date}`;
     case 'date_range':
-      return {
-        type: 'array',
-        items: { type: 'string', format: 'date' },
-        minItems: 2,
-        maxItems: 2,
-        description: `${about}. [start, end] within ${widget.min_date}..${widget.max_date}; default [${widget.selected_start_date}, ${widget.selected_end_date}]${child}`,
-      };
+      return `[start, end] within ${widget.min_date}..${widget.max_date}; default [${widget.selected_start_date}, ${widget.selected_end_date}]`;
     case 'number':
-      return {
-        type: 'number',
-        ...(parent === null ? { minimum: widget.min_value, maximum: widget.max_value } : {}),
-        description: `${about}. From ${widget.min_value} to ${widget.max_value} by ${widget.increment}; default ${widget.selected_value}${child}`,
-      };
+      return `From ${widget.min_value} to ${widget.max_value} by ${widget.increment}; default ${widget.selected_value}`;
     case 'number_range':
-      return {
-        type: 'array',
-        items: {
-          type: 'number',
-          ...(parent === null ? { minimum: widget.min_value, maximum: widget.max_value } : {}),
-        },
-        minItems: 2,
-        maxItems: 2,
-        description: `${about}. [lower, upper] within ${widget.min_value}..${widget.max_value} by ${widget.increment}; default [${widget.selected_lower_value}, ${widget.selected_upper_value}]${child}`,
-      };
+      return `[lower, upper] within ${widget.min_value}..${widget.max_value} by ${widget.increment}; default [${widget.selected_lower_value}, ${widget.selected_upper_value}]`;
     case 'text':
-      return {
-        type: 'string',
-        description: `${about}. Text; default "${widget.entered_text}"${child}`,
-      };
-    case 'disabled':
-      return { description: `${about}. Disabled for the default selections${child}` };
+      return `Text; default "${widget.entered_text}"`;
   }
 }
 

@@ -2,14 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { asAdministrator, Caller } from '@/core/caller';
-import { callerView } from '@/core/scope';
-import { choosableWidgets, embedRequest } from '@/core/embed';
+import { callerView } from '@/core/project/scope';
+import { choosableWidgets, embedRequest } from '@/core/embedding/embed-request';
 import { ForbiddenError, InvalidRequestError } from '@/core/errors';
 import { emptyParameterRequest, parseBodySelections } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 import { CatalogService } from '@/catalog/catalog.service';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import { ParameterWidgetsService } from '@/parameter-widgets/parameter-widgets.service';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { DashboardsService } from '@/dashboards/dashboards.service';
@@ -64,7 +64,7 @@ export class McpTools {
 
   constructor(
     private readonly catalogs: CatalogService,
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly widgets: ParameterWidgetsService,
     private readonly datasets: DatasetsService,
     private readonly dashboards: DashboardsService,

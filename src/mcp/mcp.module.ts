@@ -5,7 +5,8 @@ import { CatalogModule } from '@/catalog/catalog.module';
 import { DashboardsModule } from '@/dashboards/dashboards.module';
 import { DatasetsModule } from '@/datasets/datasets.module';
 import { MetricsModule } from '@/metrics/metrics.module';
-import { ParametersModule } from '@/parameter-widgets/parameters.module';
+import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
+import { ParameterWidgetsModule } from '@/parameter-widgets/parameter-widgets.module';
 import { MCP_PATHS, McpController } from '@/mcp/mcp.controller';
 import { McpChallengeMiddleware, McpProtectedResource } from '@/mcp/mcp-protected-resource';
 import { McpHttp } from '@/mcp/mcp-http';
@@ -21,7 +22,8 @@ import { McpTools } from '@/mcp/mcp-tools';
     DashboardsModule,
     DatasetsModule,
     MetricsModule,
-    ParametersModule,
+    ParameterCatalogModule,
+    ParameterWidgetsModule,
   ],
   controllers: [McpController],
   providers: [McpTools, McpService, McpHttp, McpProtectedResource],

@@ -17,7 +17,7 @@ import { ANONYMOUS, Caller, auditActor } from '@/core/caller';
 import { AuditService } from '@/audit/audit.service';
 import { MetricsService } from '@/metrics/metrics.service';
 import { describeError, renderCurrent } from '@/http/errors/error-mapping';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { ServedProject } from '@/core/project/served-project';
 import { SERVICE_VERSION } from '@/config/service-version';
 import {

@@ -1,9 +1,8 @@
 import { Module } from '@nestjs/common';
-import { MetricsController } from '@/metrics/metrics.controller';
 import { MetricsService } from '@/metrics/metrics.service';
 
+/** The registry the features add their metrics to; its route, GET /metrics, is the health room's. */
 @Module({
-  controllers: [MetricsController],
   providers: [MetricsService],
   exports: [MetricsService],
 })

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { asAdministrator, isSignedIn, type Caller } from '@/core/caller';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
-import { compressions } from '@/http/reply/content-coding';
+import { compressions } from '@/metrics/compressions';
 
 interface PgPool {
   totalCount: number;

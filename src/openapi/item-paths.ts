@@ -18,191 +18,30 @@ import {
 } from '@/openapi/common-schemas';
 import { builtInQuery, builtInSchemas } from '@/openapi/selection-schemas';
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
-import { ORIENTATIONS } from '@/core/result-builtins';
-import type { ColumnSpec, ColumnType, DatasetSpec, Project, Scope } from '@/core/project/project';
+import { selectionValueSchema } from '@/core/parameters/selection-schema';
+import type { Project, Scope } from '@/core/project/project';
 import { findModel } from '@/core/project/project';
+import { datasetSchemas, schemaName } from '@/openapi/result-schemas';
 
 /**
- * The OpenAPI document's part for results: the generic result schemas of both layouts, and for each
- * dataset and dashboard of the project its own paths, whose selections, columns and parameter names come
- * from the project definition, so that a typed client knows them.
+ * The OpenAPI document's part for the project's items: for each dataset and dashboard its own paths,
+ * whose selections, columns and parameter names come from the project definition, so that a typed client
+ * knows them. Their result schemas are in result-schemas.ts.
  */
 
 type Schema = SchemaObject | ReferenceObject;
 
-const COLUMN_TYPES: ColumnType[] = [
-  'string',
-  'integer',
-  'number',
-  'decimal',
-  'boolean',
-  'date',
-  'datetime',
-  'time',
-];
-
-/** The JSON value of a cell of each column type; NULL is `null` (decisions.md, "Results"). */
-function cellSchema(type: ColumnType | undefined): Schema {
-  switch (type) {
-    case 'string':
-      return { type: 'string', nullable: true };
-    case 'integer':
-      return {
-        anyOf: [{ type: 'integer' }, { type: 'string', description: 'Beyond 2^53, every digit' }],
-        nullable: true,
-      };
-    case 'number':
-      return { type: 'number', nullable: true };
-    case 'decimal':
-      return {
-        anyOf: [
-          { type: 'number' },
-          { type: 'string', description: 'When a number would round it' },
-        ],
-        nullable: true,
-      };
-    case 'boolean':
-      return { type: 'boolean', nullable: true };
-    case 'date':
-      return { type: 'string', format: 'date', nullable: true };
-    case 'datetime':
-      return { type: 'string', format: 'date-time', nullable: true };
-    case 'time':
-      return { type: 'string', description: 'HH:MM:SS', nullable: true };
-    case undefined:
-      return ref('Cell');
-  }
-}
-
-const SCHEMA_FIELD: SchemaObject = {
-  type: 'object',
-  required: ['name', 'type', 'description', 'category', 'condition'],
-  properties: {
-    name: { type: 'string' },
-    type: { type: 'string', enum: COLUMN_TYPES },
-    description: { type: 'string', description: 'May be empty' },
-    category: { type: 'string', enum: ['dimension', 'measure', 'misc'] },
-    condition: { type: 'string', description: 'When the column is present; may be empty' },
-  },
-};
-
-/** The current layout's result, over the schemas of one record, one row and the columns. */
-function resultSchema(
-  field: Schema,
-  record: Schema,
-  row: Schema,
-  columns: Schema,
-  description: string,
-): SchemaObject {
-  return {
-    type: 'object',
-    description,
-    required: ['schema', 'total_num_rows', 'data_details', 'data'],
-    properties: {
-      schema: {
-        type: 'object',
-        required: ['fields'],
-        properties: { fields: { type: 'array', items: field } },
-      },
-      total_num_rows: { type: 'integer', description: 'Rows of the whole result' },
-      data_details: {
-        type: 'object',
-        required: ['num_rows', 'orientation'],
-        properties: {
-          num_rows: { type: 'integer', description: 'Rows in this response' },
-          orientation: { type: 'string', enum: [...ORIENTATIONS] },
-        },
-      },
-      data: {
-        description:
-          '`records`: an array of objects; `rows`: an array of arrays; `columns`: an object of arrays',
-        anyOf: [{ type: 'array', items: record }, { type: 'array', items: row }, columns],
-      },
-    },
-  };
-}
-
-/** Result schemas that hold for every dataset and for query-models. */
-export const RESULT_SCHEMAS: Schemas = {
-  Cell: {
-    description: 'A value: string, number, boolean or null',
-    anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
-    nullable: true,
-  },
-  SchemaField: SCHEMA_FIELD,
-  DatasetResult: resultSchema(
-    ref('SchemaField'),
-    { type: 'object', additionalProperties: ref('Cell') },
-    { type: 'array', items: ref('Cell') },
-    { type: 'object', additionalProperties: { type: 'array', items: ref('Cell') } },
-    'A result (interface 2.9); each dataset has its own, typed, under its own path',
-  ),
-  LegacyDatasetResult: {
-    type: 'object',
-    required: ['schema', 'data'],
-    properties: {
-      schema: {
-        type: 'object',
-        required: ['fields', 'dimensions'],
-        properties: {
-          fields: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['name', 'type'],
-              properties: {
-                name: { type: 'string' },
-                type: {
-                  type: 'string',
-                  enum: ['string', 'number', 'integer', 'boolean', 'datetime'],
-                },
-              },
-            },
-          },
-          dimensions: { type: 'array', items: { type: 'string' } },
-        },
-      },
-      data: {
-        type: 'array',
-        description: 'Every row, as an object keyed by column name',
-        items: { type: 'object', additionalProperties: ref('Cell') },
-      },
-    },
-  },
-};
-
 /** A selection on GET (interface 4.4): repeated names for lists. */
 function querySchemaOf(definition: ParameterDefinition): SchemaObject {
-  switch (definition.widget) {
-    case 'single_select': {
-      const ids = staticOptionIds(definition);
-      return ids ? { type: 'string', enum: ids } : { type: 'string' };
-    }
-    case 'multi_select': {
-      const ids = staticOptionIds(definition);
-      return { type: 'array', items: ids ? { type: 'string', enum: ids } : { type: 'string' } };
-    }
-    case 'date':
-      return { type: 'string', format: 'date' };
-    case 'date_range':
-      return { type: 'array', items: { type: 'string', format: 'date' }, minItems: 2, maxItems: 2 };
-    case 'number':
-      return { type: 'number' };
-    case 'number_range':
-      return { type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2 };
-    case 'text':
-      return { type: 'string' };
-  }
+  return selectionValueSchema(definition.widget, { optionIds: staticOptionIds(definition) });
 }
 
 /** A selection in a JSON body: numbers may also be strings holding a decimal number. */
 function bodySchemaOf(definition: ParameterDefinition): SchemaObject {
-  const decimal: SchemaObject = { anyOf: [{ type: 'number' }, { type: 'string' }] };
-  if (definition.widget === 'number') return decimal;
-  if (definition.widget === 'number_range') {
-    return { type: 'array', items: decimal, minItems: 2, maxItems: 2 };
-  }
-  return querySchemaOf(definition);
+  return selectionValueSchema(definition.widget, {
+    optionIds: staticOptionIds(definition),
+    decimalStrings: true,
+  });
 }
 
 /** Option ids written in project.yml; options from a query change with the data, so they are not listed. */
@@ -304,83 +143,6 @@ function itemErrors(scope: Scope, withBody: boolean, results = false): Responses
 function itemSecurity(scope: Scope) {
   const token = [{ bearer: [] }, { login: [] }];
   return scope === 'public' ? [...token, {}] : token;
-}
-
-/** `expenses_by_month`'s schemas are `datasets.expenses_by_month.Result` and so on. */
-function schemaName(kind: 'datasets' | 'dashboards', item: string, part: string): string {
-  return `${kind}.${item}.${part}`;
-}
-
-/** A dataset's own schemas: its result typed by its columns, and its parameters by their names. */
-function datasetSchemas(dataset: DatasetSpec, columns: ColumnSpec[]): Schemas {
-  const name = (part: string) => schemaName('datasets', dataset.name, part);
-  const typed = columns.length > 0;
-  const cells = columns.map((column) => cellSchema(column.type));
-  const distinct = [...new Map(cells.map((cell) => [JSON.stringify(cell), cell])).values()];
-  const record: SchemaObject = typed
-    ? {
-        type: 'object',
-        additionalProperties: false,
-        description: 'A row: the columns chosen with x_select (all by default)',
-        properties: Object.fromEntries(columns.map((column, i) => [column.name, cells[i]])),
-      }
-    : { type: 'object', additionalProperties: ref('Cell') };
-  const columnArrays: SchemaObject = typed
-    ? {
-        type: 'object',
-        additionalProperties: false,
-        properties: Object.fromEntries(
-          columns.map((column, i) => [column.name, { type: 'array', items: cells[i] }]),
-        ),
-      }
-    : { type: 'object', additionalProperties: { type: 'array', items: ref('Cell') } };
-  const row: SchemaObject = {
-    type: 'array',
-    items: typed ? (distinct.length === 1 ? distinct[0] : { anyOf: distinct }) : ref('Cell'),
-    description: 'A row: values in the order of schema.fields',
-  };
-  const field: Schema = typed
-    ? {
-        allOf: [
-          ref('SchemaField'),
-          {
-            type: 'object',
-            required: ['name'],
-            properties: { name: { type: 'string', enum: columns.map((column) => column.name) } },
-          },
-        ],
-      }
-    : ref('SchemaField');
-  const widget: Schema =
-    dataset.parameters.length > 0
-      ? {
-          allOf: [
-            ref('Widget'),
-            {
-              type: 'object',
-              required: ['name'],
-              properties: { name: { type: 'string', enum: dataset.parameters } },
-            },
-          ],
-        }
-      : ref('Widget');
-  return {
-    [name('Record')]: record,
-    [name('Row')]: row,
-    [name('Columns')]: columnArrays,
-    [name('Result')]: resultSchema(
-      field,
-      ref(name('Record')),
-      ref(name('Row')),
-      ref(name('Columns')),
-      `${dataset.label}: a result`,
-    ),
-    [name('Parameters')]: {
-      type: 'object',
-      required: ['parameters'],
-      properties: { parameters: { type: 'array', items: widget } },
-    },
-  };
 }
 
 export interface ItemDocs {

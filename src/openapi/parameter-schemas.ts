@@ -86,7 +86,7 @@ function widgetSchemas(legacy: boolean): Schemas {
   }
   const union = legacy ? 'LegacyWidget' : 'Widget';
   // No `discriminator`: generators read a schema that extends a discriminated one (a dataset's widgets
-  // with their names, item-paths.ts) as inheritance and drop `widget_type`; its enum tells them apart.
+  // with their names, result-schemas.ts) as inheritance and drop `widget_type`; its enum tells them apart.
   schemas[union] = {
     description: 'A widget parameter; `widget_type` says which fields it has',
     oneOf: Object.keys(WIDGET_FIELDS).map((widgetType) => ref(widgetName(widgetType, legacy))),

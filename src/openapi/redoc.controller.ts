@@ -7,7 +7,6 @@ import { etagMatches } from '@/http/reply/content-coding';
 import { HttpReply, KeptBody } from '@/http/reply/http-reply';
 import { CURRENT } from '@/http/routes';
 import { REDOC_POLICY, REDOC_SCRIPT, redocBundle, redocPage } from '@/openapi/redoc-page';
-import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
 const PAGES = ['redoc', `${CURRENT}/redoc`];
@@ -28,11 +27,6 @@ export class RedocController {
   private readonly bundle = new KeptBody({ body: Buffer.from(redocBundle()) }, 'asset');
   private readonly bundleTag = `"${createHash('sha1').update(this.bundle.kept.body).digest('base64url')}"`;
 
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   constructor(private readonly served: ServedProject) {}
 
   @Get(PAGES)
@@ -42,7 +36,7 @@ export class RedocController {
   page(@Req() request: Request): string {
     // The page's own path without `/redoc`: '' at the root, the project's prefix under it.
     const base = request.path.replace(/\/redoc\/?$/, '');
-    return redocPage(`Drey: ${this.project.label}`, base);
+    return redocPage(`Drey: ${this.served.current.label}`, base);
   }
 
   @Get(PAGES.map((page) => `${page}/${REDOC_SCRIPT}`))

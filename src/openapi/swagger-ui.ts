@@ -50,9 +50,10 @@ interface Asset {
  * Express middleware in front of Swagger UI's static files (express.static, which compresses nothing): its
  * scripts and stylesheets, 2.1 MB plain, are sent by the one writer, compressed by `Accept-Encoding`. Each
  * file is read at its first request and each compressed form made once per process, at the first request
- * that asks for it, at the `asset` effort (content-coding.ts: 255 ms of brotli on the thread pool for the
- * 1.6 MB bundle, to 380 KB), then sent as kept. Not at start: every process would pay that CPU, the many
- * a test run starts included, for a page few of them serve. The map holds the four files named above.
+ * that asks for it, at the `asset` effort (content-coding.ts; a fraction of a second of brotli on the thread
+ * pool for the bundle: docs/performance.md, "Figures behind the code", "Content codings"), then sent as
+ * kept. Not at start: every process would pay that CPU, the many a test run starts included, for a page
+ * few of them serve. The map holds the four files named above.
  */
 export function swaggerUiAssets() {
   const folder = dirname(require.resolve('swagger-ui-dist/absolute-path.js'));

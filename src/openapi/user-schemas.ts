@@ -1,5 +1,5 @@
 import type { OpenAPIObject, SchemaObject } from '@nestjs/swagger';
-import type { UserField, UserFieldType } from '@/core/project/user-fields';
+import type { UserField, UserFieldType } from '@/core/user-fields';
 import { MAX_PASSWORD_LENGTH } from '@/core/users/password-policy';
 
 type Schema = Record<string, unknown>;

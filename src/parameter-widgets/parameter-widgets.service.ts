@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@/core/caller';
-import { callerView, requireScope } from '@/core/scope';
-import { choosableWidgets, embedRequest, refuseEmbedded } from '@/core/embed';
+import { callerView, requireScope } from '@/core/project/scope';
+import { choosableWidgets, embedRequest, refuseEmbedded } from '@/core/embedding/embed-request';
 import { checkAtMostOneSelection } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
-import { ParametersService } from '@/parameter-widgets/parameters.service';
+import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import type { WidgetJson } from '@/core/parameters/widget-json';
 import { ItemKind, findItem } from '@/core/project/items';
-import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
 /** Limits an endpoint sets on a dataset's or dashboard's parameters request. */
@@ -19,13 +18,8 @@ export interface ItemParametersOptions {
 /** What the parameters endpoints answer: the widgets of the project, a dataset or a dashboard. */
 @Injectable()
 export class ParameterWidgetsService {
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   constructor(
-    private readonly parameters: ParametersService,
+    private readonly parameters: ParameterCatalogService,
     private readonly served: ServedProject,
   ) {}
 
@@ -44,7 +38,7 @@ export class ParameterWidgetsService {
     request: ParameterRequest,
     options: ItemParametersOptions = {},
   ): Promise<WidgetJson[]> {
-    const item = findItem(this.project, kind, name, caller);
+    const item = findItem(this.served.current, kind, name, caller);
     requireScope(item.scope, caller, `the ${kind} "${item.name}"`);
     if (options.atMostOneSelection) checkAtMostOneSelection(request, item.parameters);
     const catalog = await this.parameters.catalog();

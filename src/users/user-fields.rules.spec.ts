@@ -1,4 +1,4 @@
-import { UserField } from '@/core/project/user-fields';
+import { UserField } from '@/core/user-fields';
 import { parseNewUser, parseUserUpdate, withFieldDefaults } from '@/users/user-fields.rules';
 
 const FIELDS: UserField[] = [

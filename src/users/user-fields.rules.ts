@@ -4,7 +4,7 @@ import {
   UserField,
   UserFieldValue,
   withFieldDefaults,
-} from '@/core/project/user-fields';
+} from '@/core/user-fields';
 
 /** Rules for user input against the project's user fields: pure, so they are unit-tested alone. */
 
@@ -111,5 +111,5 @@ export function parseUserUpdate(body: unknown, fields: UserField[], username: st
   };
 }
 
-// The rule itself is the core's: embedding tokens' attributes (core/embed.ts) follow it too.
+// The rule itself is the core's: embedding tokens' attributes (core/embedding/embed-caller.ts) follow it too.
 export { withFieldDefaults };

@@ -12,7 +12,6 @@ import {
 } from '@/openapi/decorators';
 import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
 import { CURRENT } from '@/http/routes';
-import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { toUserJson, userFieldDescriptors } from '@/users/users.mapper';
 import { UsersService } from '@/users/users.service';
@@ -24,11 +23,6 @@ import { UsersService } from '@/users/users.service';
 @ApiErrors(...COMMON_ERRORS)
 @Controller(CURRENT)
 export class UsersController {
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   constructor(
     private readonly users: UsersService,
     private readonly served: ServedProject,
@@ -40,7 +34,7 @@ export class UsersController {
   @Get('user-fields')
   @ApiJson('UserFieldDescriptor', 'The user fields', true)
   userFields(): Record<string, unknown>[] {
-    return userFieldDescriptors(this.project.userFields);
+    return userFieldDescriptors(this.served.current.userFields);
   }
 
   /** Every user, without passwords. */

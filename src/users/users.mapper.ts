@@ -1,4 +1,4 @@
-import type { UserField, UserFieldValue } from '@/core/project/user-fields';
+import type { UserField, UserFieldValue } from '@/core/user-fields';
 import type { User } from '@/database/tables/users.entity';
 
 /** A user as the API shows it: `username`, `is_admin`, then the project's fields. Never the password. */

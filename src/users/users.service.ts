@@ -2,30 +2,24 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { AuditService } from '@/audit/audit.service';
 import type { AdminCaller } from '@/core/caller';
 import { DomainError } from '@/core/errors';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { SECRETS, Secrets } from '@/config/secrets';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { checkNewPassword } from '@/core/users/password-policy';
 import { userKey } from '@/core/users/login-lockout';
 import { LoginFailuresRepository } from '@/database/tables/login-failures.repository';
-import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { addUser } from '@/users/add-user';
 import { hashPassword, verifyPassword } from '@/users/passwords';
 import { parseNewUser, parseUserUpdate, withFieldDefaults } from '@/users/user-fields.rules';
 import type { User } from '@/database/tables/users.entity';
 import { UsersRepository } from '@/database/tables/users.repository';
-import { TokenRecords } from '@/database/tables/token-records';
+import { TokenRecords } from '@/database/token-records/token-records';
 
 export const ADMIN = 'admin';
 
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   constructor(
     private readonly users: UsersRepository,
     private readonly served: ServedProject,
@@ -54,7 +48,7 @@ export class UsersService implements OnApplicationBootstrap {
       username: ADMIN,
       isAdmin: true,
       passwordHash,
-      fields: withFieldDefaults({}, this.project.userFields),
+      fields: withFieldDefaults({}, this.served.current.userFields),
     });
     await this.users.setAdmin(ADMIN, true);
     await this.tokenRecords.changed();
@@ -90,11 +84,11 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   fieldsOf(user: User) {
-    return withFieldDefaults(user.fields, this.project.userFields);
+    return withFieldDefaults(user.fields, this.served.current.userFields);
   }
 
   async create(caller: AdminCaller, body: unknown): Promise<void> {
-    const input = parseNewUser(body, this.project.userFields);
+    const input = parseNewUser(body, this.served.current.userFields);
     checkNewPassword(input.password, this.config.passwordMinLength, 'Field "password"');
     const passwordHash = await hashPassword(input.password);
     await addUser(this.audit, this.users, caller.username, input, passwordHash);
@@ -102,7 +96,7 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   async update(caller: AdminCaller, username: string, body: unknown): Promise<void> {
-    const change = parseUserUpdate(body, this.project.userFields, username);
+    const change = parseUserUpdate(body, this.served.current.userFields, username);
     const user = await this.findByUsername(username);
     if (!user) throw new UserNotFoundError(username);
     if (username === ADMIN && change.isAdmin === false) {

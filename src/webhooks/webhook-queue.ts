@@ -1,7 +1,7 @@
 import { OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { WebhookSender } from '@/webhooks/webhook-sender';
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
 
 export const WEBHOOKS_QUEUE = 'webhooks';
 

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliveries.repository';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { MetricsService } from '@/metrics/metrics.service';
 import { buildEvent, buildEventType } from '@/webhooks/build-event';
 

@@ -2,7 +2,7 @@ import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { AppConfig } from '@/config/config';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { BuildsModule } from '@/builds/builds.module';
 import { MetricsModule } from '@/metrics/metrics.module';
 import {

@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { redisErrorLogger } from '@/builds/redis-error-log';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { WEBHOOKS_QUEUE, type WebhookJob } from '@/webhooks/webhook-queue';
 import { WebhookSender } from '@/webhooks/webhook-sender';
 

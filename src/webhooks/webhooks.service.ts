@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { BuildRunner } from '@/builds/build-runner';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { WebhookQueue } from '@/webhooks/webhook-queue';
 import { WebhookSender } from '@/webhooks/webhook-sender';
 

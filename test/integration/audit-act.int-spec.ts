@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { DataSource, EntityManager, ObjectLiteral, Repository } from 'typeorm';
-import type * as TransactionsFile from '@/database/tables/transactions';
+import type * as TransactionsFile from '@/database/transactions/transactions';
 import type * as AuditEntityFile from '@/database/tables/audit-events.entity';
 import { fromDist, useApp } from './bootstrap';
 
@@ -40,7 +40,7 @@ describe('an action whose connection is terminated between its statements', () =
     t.app.get<DataSource>(
       (nativeRequire('typeorm') as { DataSource: new () => DataSource }).DataSource,
     );
-  const { tableOf } = fromDist<typeof TransactionsFile>('database/tables/transactions');
+  const { tableOf } = fromDist<typeof TransactionsFile>('database/transactions/transactions');
   const { AuditEvent } = fromDist<typeof AuditEntityFile>('database/tables/audit-events.entity');
   const events = (): Repository<ObjectLiteral> => tableOf(dataSource(), AuditEvent);
 
@@ -84,7 +84,7 @@ describe('an action whose connection is terminated between its statements', () =
   });
 
   it('a refusal inside a transaction still open around the action is audited outside it', async () => {
-    const { Transactions } = fromDist<typeof TransactionsFile>('database/tables/transactions');
+    const { Transactions } = fromDist<typeof TransactionsFile>('database/transactions/transactions');
     const transactions = t.app.get<TransactionsFile.Transactions>(Transactions);
     // The outer transaction rolls back with the error; the refusal's row must not go with it.
     await expect(

@@ -5,7 +5,7 @@ import type * as NestTesting from '@nestjs/testing';
 import type supertest from 'supertest';
 import type * as AppFile from '@/app';
 import type * as AppModuleFile from '@/app.module';
-import type * as JsonLoggerFile from '@/http/request/json-logger';
+import type * as JsonLoggerFile from '@/runtime/json-logger';
 import type * as ConfigFile from '@/config/config';
 import type * as SecretsFile from '@/config/secrets';
 import { ADMIN_PASSWORD, type LogLine, REPO_ROOT, baseEnv } from '../support/server';
@@ -63,7 +63,7 @@ export async function startApp(overrides: Record<string, string> = {}): Promise<
   const request = nativeRequire('supertest') as typeof supertest;
   const { configureApp } = fromDist<typeof AppFile>('app');
   const { AppModule } = fromDist<typeof AppModuleFile>('app.module');
-  const { JsonLogger } = fromDist<typeof JsonLoggerFile>('http/request/json-logger');
+  const { JsonLogger } = fromDist<typeof JsonLoggerFile>('runtime/json-logger');
   const { loadConfig } = fromDist<typeof ConfigFile>('config/config');
   const { resolveSecrets } = fromDist<typeof SecretsFile>('config/secrets');
 

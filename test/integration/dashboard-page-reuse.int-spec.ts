@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type * as BrowserPoolFile from '@/dashboards/render/browser-pool';
 import type * as PageLayoutFile from '@/dashboards/template/page-layout';
 import type * as PageShellFile from '@/dashboards/template/page-shell';
-import type * as JsonLoggerFile from '@/http/request/json-logger';
+import type * as JsonLoggerFile from '@/runtime/json-logger';
 import { P } from '../support/api';
 import { pngHeader } from '../support/png';
 import { fromDist, useApp } from './bootstrap';
@@ -30,7 +30,7 @@ describe('PNG dashboards on a reused page', () => {
   const { BrowserPool: Pool } = fromDist<typeof BrowserPoolFile>('dashboards/render/browser-pool');
   const { LAYOUT_SHELL } = fromDist<typeof PageShellFile>('dashboards/template/page-shell');
   const { BOOT_SCRIPT } = fromDist<typeof PageLayoutFile>('dashboards/template/page-layout');
-  const { JsonLogger } = fromDist<typeof JsonLoggerFile>('http/request/json-logger');
+  const { JsonLogger } = fromDist<typeof JsonLoggerFile>('runtime/json-logger');
   const quiet = new JsonLogger('error', () => undefined);
 
   const pool = (shell?: typeof LAYOUT_SHELL, drawn?: string[]): BrowserPool => {

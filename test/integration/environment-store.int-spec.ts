@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type * as EnvironmentStoreFile from '@/database/tables/environment-store';
+import type * as EnvironmentStoreFile from '@/database/environment-store';
 import { tempDir } from '../support/services';
 import { fromDist, useApp } from './bootstrap';
 
@@ -20,7 +20,7 @@ describe('EnvironmentStore', () => {
 
   const store = () => {
     const { EnvironmentStore } = fromDist<typeof EnvironmentStoreFile>(
-      'database/tables/environment-store',
+      'database/environment-store',
     );
     return t.app.get(EnvironmentStore);
   };

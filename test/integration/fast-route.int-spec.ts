@@ -9,7 +9,7 @@ import type * as FastRouteSafeFile from '@/http/fast-route/fast-route-safe';
 import type * as HttpErrorFilterFile from '@/http/errors/http-error.filter';
 import type * as HttpReplyFile from '@/http/reply/http-reply';
 import type * as NestCore from '@nestjs/core';
-import type * as JsonLoggerFile from '@/http/request/json-logger';
+import type * as JsonLoggerFile from '@/runtime/json-logger';
 import type * as SecurityHeadersFile from '@/http/security-headers';
 import { fromDist } from './bootstrap';
 
@@ -33,7 +33,7 @@ describe('@FastRoute()', () => {
     'http/fast-route/fast-route.module',
   );
   const { FastRoutes } = fromDist<typeof FastRoutesFile>('http/fast-route/fast-routes');
-  const { JsonLogger } = fromDist<typeof JsonLoggerFile>('http/request/json-logger');
+  const { JsonLogger } = fromDist<typeof JsonLoggerFile>('runtime/json-logger');
   const { HttpErrorFilter } = fromDist<typeof HttpErrorFilterFile>('http/errors/http-error.filter');
   const { HttpReply } = fromDist<typeof HttpReplyFile>('http/reply/http-reply');
   const { fastRouteSafe } = fromDist<typeof FastRouteSafeFile>('http/fast-route/fast-route-safe');

@@ -1,7 +1,7 @@
 import type * as CallerFile from '@/core/caller';
 import type * as DatasetsServiceFile from '@/datasets/datasets.service';
 import type * as EngineFile from '@/engine/engine';
-import type * as RequestContextFile from '@/http/request/request-context';
+import type * as RequestScopeFile from '@/runtime/request-scope';
 import type * as SelectionRequestFile from '@/core/parameters/selection-request';
 import { P } from '../support/api';
 import { fromDist, useApp } from './bootstrap';
@@ -16,7 +16,7 @@ describe('the results reader', () => {
   const { DatasetsService } = fromDist<typeof DatasetsServiceFile>('datasets/datasets.service');
   const { Engine } = fromDist<typeof EngineFile>('engine/engine');
   const { ANONYMOUS } = fromDist<typeof CallerFile>('core/caller');
-  const { currentRequest } = fromDist<typeof RequestContextFile>('http/request/request-context');
+  const { currentRequest } = fromDist<typeof RequestScopeFile>('runtime/request-scope');
   const { parseBodySelections } = fromDist<typeof SelectionRequestFile>(
     'core/parameters/selection-request',
   );

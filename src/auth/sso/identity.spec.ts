@@ -1,6 +1,6 @@
 import { checkFieldMap, mapIdentity, splitGroups } from '@/auth/sso/identity';
 import type { SsoConfig } from '@/config/sso-config';
-import type { UserField } from '@/core/project/user-fields';
+import type { UserField } from '@/core/user-fields';
 
 const FIELDS: UserField[] = [
   {

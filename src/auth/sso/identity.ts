@@ -1,5 +1,5 @@
 import type { SsoConfig } from '@/config/sso-config';
-import { UserField, UserFieldValue, valueMatchesType } from '@/core/project/user-fields';
+import { UserField, UserFieldValue, valueMatchesType } from '@/core/user-fields';
 
 /** Who an identity provider or proxy says the caller is. */
 export interface SsoIdentity {

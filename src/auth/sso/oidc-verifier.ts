@@ -1,5 +1,5 @@
 import { USERNAME } from '@/users/user-fields.rules';
-import { isStorableText } from '@/http/input/input-limits';
+import { isStorableText } from '@/core/input-rules';
 import { JWTPayload, JWTVerifyGetKey, createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import { InvalidTokenError, NotReadyError } from '@/core/errors';
 import type { OidcConfig } from '@/config/sso-config';

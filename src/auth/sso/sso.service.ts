@@ -5,14 +5,13 @@ import { userCaller, type Caller } from '@/core/caller';
 import { SsoIdentity, checkFieldMap, mapIdentity, splitGroups } from '@/auth/sso/identity';
 import { OidcVerifier } from '@/auth/sso/oidc-verifier';
 import { InvalidTokenError } from '@/core/errors';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { clientAddress } from '@/http/request/client-address';
 import { APP_CONFIG, AppConfig } from '@/config/config';
-import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { USERNAME } from '@/users/user-fields.rules';
 import { UsersRepository } from '@/database/tables/users.repository';
-import { TokenRecords } from '@/database/tables/token-records';
+import { TokenRecords } from '@/database/token-records/token-records';
 
 /**
  * Single sign-on: identity headers from trusted proxies, and identity-provider bearer tokens. Both become
@@ -21,11 +20,6 @@ import { TokenRecords } from '@/database/tables/token-records';
 @Injectable()
 export class SsoService implements OnModuleInit {
   private readonly oidc?: OidcVerifier;
-
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
 
   constructor(
     private readonly users: UsersRepository,
@@ -38,7 +32,7 @@ export class SsoService implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    const problems = checkFieldMap(this.config.sso, this.project.userFields);
+    const problems = checkFieldMap(this.config.sso, this.served.current.userFields);
     if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
   }
 
@@ -97,7 +91,7 @@ export class SsoService implements OnModuleInit {
 
   /** Creates or updates the user of an SSO identity; undefined when the name belongs to a password user. */
   private async provision(identity: SsoIdentity): Promise<Caller | undefined> {
-    const mapped = mapIdentity(identity, this.config.sso, this.project.userFields);
+    const mapped = mapIdentity(identity, this.config.sso, this.served.current.userFields);
     // Concurrent first requests of one user: the insert is idempotent, the read finds the winner.
     await this.users.insertIfNameFree({
       username: identity.username,
@@ -123,7 +117,7 @@ export class SsoService implements OnModuleInit {
     }
     return userCaller(
       { id: user.id, username: identity.username, isAdmin: mapped.isAdmin, fields: mapped.fields },
-      this.project.userFields,
+      this.served.current.userFields,
       null,
     );
   }

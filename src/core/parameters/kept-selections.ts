@@ -20,10 +20,10 @@ export const KEPT_KEY_MAX_CHARS = 2048;
 /**
  * The selections a catalog evaluated, by what decides them: the endpoint's parameters, the request's
  * selections and readings, and the caller as the cascade reads it (signed in or not, and the values of the
- * user fields that hide options). In the profile of bench/cpu-per-request.js (node --cpu-prof) evaluating
- * the same defaults again was 5% of a cached read's CPU and 11 KB of its 68 KB of garbage; a kept entry is
- * a Map lookup. Entries are frozen, since every request sharing them holds the same objects. Errors are not
- * kept: a refused request is evaluated again.
+ * user fields that hide options). Evaluating the same defaults again on every request is a visible share of
+ * a cached read's CPU and garbage; a kept entry is a Map lookup (see docs/performance.md, "Figures behind
+ * the code", "Kept selections"). Entries are frozen, since every request sharing them holds the same
+ * objects. Errors are not kept: a refused request is evaluated again.
  */
 export class KeptSelections {
   private readonly kept = new Map<string, SelectionValues>();
@@ -54,8 +54,9 @@ export class KeptSelections {
       endpoint = this.endpointKey(names);
       this.endpoints.set(names, endpoint);
     }
-    // Written out rather than one JSON.stringify of it all, which cost a cached read about 2% of its CPU;
-    // every part a client or a user sets is JSON, so that no text can pass for another part.
+    // Written out rather than one JSON.stringify of it all, which is slower (docs/performance.md, "Figures
+    // behind the code", "Kept selections"); every part a client or a user sets is JSON, so that no text can
+    // pass for another part.
     let key = `${endpoint}|${request.forms}|${request.verifyParams ? 1 : 0}`;
     if (request.parentParam !== null) key += `|p${JSON.stringify(request.parentParam)}`;
     if (caller.username === null) key += '|-';

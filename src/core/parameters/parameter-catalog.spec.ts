@@ -15,7 +15,7 @@ import {
   parseBodySelections,
   parseQuerySelections,
 } from '@/core/parameters/selection-request';
-import { Problems } from '@/core/project/project-errors';
+import { Problems } from '@/core/project-errors';
 
 function catalogOf(yaml: string): ParameterCatalog {
   const problems = new Problems();

@@ -1,6 +1,6 @@
 import type { Decimal } from '@/core/parameters/decimal';
-import type { Problems } from '@/core/project/project-errors';
-import type { UserField, UserFieldValue } from '@/core/project/user-fields';
+import type { Problems } from '@/core/project-errors';
+import type { UserField, UserFieldValue } from '@/core/user-fields';
 
 /** The parameter definitions of a project, as `parameters:` of project.yml declares them. */
 

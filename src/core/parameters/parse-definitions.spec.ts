@@ -3,7 +3,7 @@ import { ROLE, exampleRaw } from '@/core/parameters/__fixtures__/example-paramet
 import { Decimal } from '@/core/parameters/decimal';
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
 import { parseParameterDefinitions } from '@/core/parameters/parse-definitions';
-import { Problems } from '@/core/project/project-errors';
+import { Problems } from '@/core/project-errors';
 
 function parseYaml(yaml: string): { defs: ParameterDefinition[]; problems: string[] } {
   const problems = new Problems();

@@ -12,8 +12,8 @@ import { parseWrittenOptions } from '@/core/parameters/parse-options';
 import { parseValueBody, readSql } from '@/core/parameters/parse-value-parameter';
 import { idFrom, shown } from '@/core/parameters/raw-values';
 import { SPEC_KEYS } from '@/core/parameters/value-spec';
-import type { Problems } from '@/core/project/project-errors';
-import type { UserField } from '@/core/project/user-fields';
+import type { Problems } from '@/core/project-errors';
+import type { UserField } from '@/core/user-fields';
 
 /** `x_` names are the built-ins of the endpoints (`x_verify_params`, `x_limit`...). */
 const NAME = /^(?!x_)[a-z][a-z0-9_]{0,62}$/;

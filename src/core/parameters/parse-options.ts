@@ -6,7 +6,7 @@ import {
   report,
 } from '@/core/parameters/parameter-definition';
 import { idFrom, shown } from '@/core/parameters/raw-values';
-import { UserField, UserFieldValue, valueMatchesType } from '@/core/project/user-fields';
+import { UserField, UserFieldValue, valueMatchesType } from '@/core/user-fields';
 
 /** Options of select parameters, written out in project.yml or read from the rows of `options_from`. */
 

@@ -12,8 +12,8 @@ import { parseParameterDefinitions } from '@/core/parameters/parse-definitions';
 import { parameterQueries, resolveParameters } from '@/core/parameters/resolve-parameters';
 import { emptyParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView } from '@/core/parameters/selection-value';
-import { Problems } from '@/core/project/project-errors';
-import type { UserField } from '@/core/project/user-fields';
+import { Problems } from '@/core/project-errors';
+import type { UserField } from '@/core/user-fields';
 
 const LEVEL: UserField = { name: 'level', type: 'integer', required: false, description: '' };
 

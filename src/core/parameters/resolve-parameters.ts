@@ -8,8 +8,7 @@ import {
 } from '@/core/parameters/parameter-definition';
 import { optionsFromRows } from '@/core/parameters/parse-options';
 import { parseValueSpec } from '@/core/parameters/value-spec';
-import type { Project } from '@/core/project/project';
-import { ProjectError, Problems } from '@/core/project/project-errors';
+import { ProjectError, Problems } from '@/core/project-errors';
 
 /** The build runs these (rendering `{{ ref(...) }}`) and hands their rows to `resolveParameters`. */
 export function parameterQueries(
@@ -34,7 +33,7 @@ const ROW_COLUMNS: Record<Exclude<ValueDefinition['widget'], 'text'>, readonly s
  * resolves. Throws a ProjectError listing every problem (a query whose rows do not fit, say).
  */
 export async function buildCatalog(
-  project: Pick<Project, 'parameters' | 'manifestFile'>,
+  project: { parameters: readonly ParameterDefinition[]; manifestFile: string },
   query: (sql: string) => Promise<Record<string, unknown>[]>,
 ): Promise<ParameterCatalog> {
   const results: Record<string, Record<string, unknown>[]> = {};

@@ -1,7 +1,7 @@
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
 import { parameterQueries } from '@/core/parameters/resolve-parameters';
 import type { Model, Project } from '@/core/project/project';
-import type { ProjectProblem } from '@/core/project/project-errors';
+import type { ProjectProblem } from '@/core/project-errors';
 import { findParams, findRefs } from '@/core/project/sql-template-check';
 
 /** The part of a project whose SQL can be checked although other parts have problems. */

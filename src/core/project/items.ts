@@ -3,7 +3,7 @@ import { NotFoundError } from '@/core/errors';
 import { listSome } from '@/core/listing';
 import { shown } from '@/core/parameters/raw-values';
 import type { DashboardSpec, DatasetSpec, Project } from '@/core/project/project';
-import { canOpenItem } from '@/core/scope';
+import { canOpenItem } from '@/core/project/scope';
 
 export type ItemKind = 'dataset' | 'dashboard';
 export type Item<K extends ItemKind> = K extends 'dataset' ? DatasetSpec : DashboardSpec;

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { parseColumns } from '@/core/project/columns';
 import type { Model, SeedModel, SourceModel } from '@/core/project/project';
-import { Problems } from '@/core/project/project-errors';
+import { Problems } from '@/core/project-errors';
 import { FoundRef, findRefs, templateSyntaxError } from '@/core/project/sql-template-check';
 import {
   checkKeys,

@@ -1,5 +1,5 @@
 import type { ConnectionSpec, Model, ModelKind } from '@/core/project/project';
-import { Problems } from '@/core/project/project-errors';
+import { Problems } from '@/core/project-errors';
 import type { LoadedModel } from '@/core/project/model-files';
 
 /** What each kind of model may ref, and why, for the problem message. */

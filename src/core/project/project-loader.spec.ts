@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EXAMPLE_PARAMETER_NAMES } from '@/core/parameters/__fixtures__/example-parameters';
-import { ProjectError } from '@/core/project/project-errors';
+import { ProjectError } from '@/core/project-errors';
 import { loadProject, readProjectName } from '@/core/project/project-loader';
 
 const EXAMPLE = join(__dirname, '..', '..', '..', 'examples', 'expenses');

@@ -12,8 +12,8 @@ import { orderModels } from '@/core/project/model-graph';
 import { loadModelFiles } from '@/core/project/model-files';
 import { Project } from '@/core/project/project';
 import { parseParameterDefinitions } from '@/core/parameters/parse-definitions';
-import { ProjectError, ProjectProblem, Problems } from '@/core/project/project-errors';
-import { parseUserFields } from '@/core/project/user-fields';
+import { ProjectError, ProjectProblem, Problems } from '@/core/project-errors';
+import { parseUserFields } from '@/core/user-fields';
 import { checkKeys, FileContext, isMapping } from '@/core/project/yaml-fields';
 import { readYaml } from '@/core/project/yaml-file';
 

@@ -1,6 +1,6 @@
 import type { BuildSchedule } from '@/core/project/build-schedule';
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
-import type { UserField } from '@/core/project/user-fields';
+import type { UserField } from '@/core/user-fields';
 
 /** The types a column can have in a dataset's schema. */
 export type ColumnType =

@@ -1,4 +1,4 @@
-import { Problems } from '@/core/project/project-errors';
+import { Problems } from '@/core/project-errors';
 
 /** Snake_case names of models, datasets, dashboards, parameters and connections. */
 export const SNAKE_NAME = /^[a-z][a-z0-9_]{0,62}$/;

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Problems } from '@/core/project/project-errors';
+import { Problems } from '@/core/project-errors';
 import { readYaml } from '@/core/project/yaml-file';
 
 const MANIFEST = readFileSync(join(__dirname, '../../../examples/expenses/project.yml'), 'utf8');

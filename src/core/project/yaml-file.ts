@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Lexer, LineCounter, parseDocument, YAMLError } from 'yaml';
-import { Problems } from '@/core/project/project-errors';
+import { Problems } from '@/core/project-errors';
 
 /** The lexer's markers that stand for no source text (see `yaml`'s CST docs). */
 const MARKERS = new Set(['\u{FEFF}', '\x02', '\x18', '\x1f']);

@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { Browser } from 'puppeteer-core';
 import { DomainError } from '@/core/errors';
-import { JsonLogger } from '@/http/request/json-logger';
-import { BrowserPool, BrowserPoolOptions, PageShell } from '@/dashboards/render/browser-pool';
+import { JsonLogger } from '@/runtime/json-logger';
+import { BrowserPool, BrowserPoolOptions } from '@/dashboards/render/browser-pool';
+import type { PageShell } from '@/dashboards/render/page-drawer';
 
 /**
  * The pool's bookkeeping against a fake Chromium (puppeteer-core is an ES module Jest cannot load here; the

@@ -1,12 +1,13 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { DomainError } from '@/core/errors';
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
+import { closeSoon, openRenderPage } from '@/dashboards/render/chromium';
 import {
-  chromiumMissing,
-  closeSoon,
-  launchChromium,
-  openRenderPage,
-} from '@/dashboards/render/chromium';
+  BrowserGoneError,
+  BrowserLauncher,
+  BrowserState,
+} from '@/dashboards/render/browser-launcher';
+import { DrawnBy, PageDrawer, PageShell, PngOptions } from '@/dashboards/render/page-drawer';
 
 export interface BrowserPoolOptions {
   executablePath: string;
@@ -25,24 +26,6 @@ export interface BrowserPoolOptions {
   shell?: PageShell;
 }
 
-/**
- * A document of our own that a page keeps between renders (template/page-shell.ts has the layout's): what
- * a render would load, it swaps in. It must never run a script of the page swapped in, since the page next
- * holds another caller's data; a page it cannot swap in safely is refused, and loaded whole instead.
- */
-export interface PageShell {
-  document: string;
-  /** What the swap takes for `html`; undefined when `html` can only be loaded whole. */
-  payload(html: string): string | undefined;
-  /** An expression that swaps `payload` in and answers the page's height, or -1 when it refuses it. */
-  swap(payload: string): string;
-}
-
-export interface PngOptions {
-  width: number;
-  height: number;
-}
-
 export interface PoolStats {
   /** Pages open, being opened or being closed: never above `maxPages`. */
   pagesOpen: number;
@@ -53,18 +36,7 @@ export interface PoolStats {
   launches: number;
 }
 
-/** Chromium as the pool last saw it, for readiness. */
-export interface BrowserState {
-  /** A browser is launched and connected now. */
-  running: boolean;
-  /** Why the last launch failed, until one succeeds. */
-  launchError?: string;
-}
-
 export type RenderOutcome = 'ok' | 'retried' | 'timeout' | 'refused' | 'error';
-
-/** How a render's page reached the browser: swapped into a shell, or loaded as a document of its own. */
-export type DrawnBy = 'swapped' | 'loaded';
 
 /** What the pool reports as it works, for metrics. */
 export interface PoolEvents {
@@ -79,41 +51,37 @@ interface Waiter {
   reject(error: Error): void;
 }
 
-interface LaunchedBrowser {
-  promise: Promise<Browser>;
-  /** Set once launched, so that forget() can tell this browser from a successor synchronously. */
-  browser?: Browser;
-}
-
 /**
- * One Chromium per process, launched on first use and again if it dies; a bounded set of pages reused
- * between renders; a bounded queue in front of them; a time limit per render.
+ * One Chromium per process, launched on first use and again if it dies (browser-launcher.ts); a bounded
+ * set of pages reused between renders, drawn in by page-drawer.ts; a bounded queue in front of them; a
+ * time limit per render.
  *
  * Invariant: `slots` counts pages open, being opened or being closed, and never exceeds `maxPages`. A slot
  * freed while renders wait goes to the first of them (as a page to reuse or a slot to open one in), so
  * waiters are served in order and a newcomer cannot overtake them.
  */
 export class BrowserPool {
-  private current?: LaunchedBrowser;
+  private readonly launcher: BrowserLauncher;
+  private readonly drawer: PageDrawer;
   private readonly idle: Page[] = [];
   private readonly waiting: Waiter[] = [];
   private readonly renders = new WeakMap<Page, number>();
-  /** Pages holding the shell: they are reused without a navigation. */
-  private readonly shells = new WeakSet<Page>();
-  /** The viewport each page was last given, so that an unchanged one is not set again. */
-  private readonly viewports = new WeakMap<Page, string>();
   private slots = 0;
   private busy = 0;
   private peak = 0;
-  private launches = 0;
-  private launchError?: string;
   private closed = false;
 
   constructor(
     private readonly options: BrowserPoolOptions,
     private readonly logger: JsonLogger,
     private readonly events: PoolEvents = {},
-  ) {}
+  ) {
+    this.launcher = new BrowserLauncher(options, logger, {
+      launched: () => events.launched?.(),
+      gone: (browser) => this.forget(browser),
+    });
+    this.drawer = new PageDrawer(options, (by) => events.drawn?.(by));
+  }
 
   stats(): PoolStats {
     return {
@@ -121,7 +89,7 @@ export class BrowserPool {
       pagesBusy: this.busy,
       queued: this.waiting.length,
       peakPagesOpen: this.peak,
-      launches: this.launches,
+      launches: this.launcher.launches,
     };
   }
 
@@ -160,10 +128,7 @@ export class BrowserPool {
   }
 
   browserState(): BrowserState {
-    return {
-      running: this.current?.browser?.connected === true,
-      launchError: this.launchError,
-    };
+    return this.launcher.state();
   }
 
   async close(): Promise<void> {
@@ -171,10 +136,7 @@ export class BrowserPool {
     for (const waiter of this.waiting.splice(0)) {
       waiter.reject(new DomainError('not_ready', 'The service is shutting down', 5));
     }
-    const launched = this.current;
-    this.current = undefined;
-    const browser = await launched?.promise.catch(() => undefined);
-    await browser?.close().catch(() => undefined);
+    await this.launcher.close();
   }
 
   private async renderOnce(html: string, size: PngOptions): Promise<Buffer> {
@@ -194,7 +156,7 @@ export class BrowserPool {
           this.options.renderTimeoutMs,
         );
       });
-      const png = await Promise.race([this.draw(page, html, size), timeout]);
+      const png = await Promise.race([this.drawer.draw(page, html, size), timeout]);
       reusable = true;
       return png;
     } catch (error) {
@@ -212,63 +174,6 @@ export class BrowserPool {
       // Not awaited: the response does not wait for the page to be wiped for the next render.
       void this.release(page, reusable);
     }
-  }
-
-  private async draw(page: Page, html: string, size: PngOptions): Promise<Buffer> {
-    const viewport = `${size.width}x${size.height}`;
-    if (this.viewports.get(page) !== viewport) {
-      await page.setViewport({ width: size.width, height: size.height, deviceScaleFactor: 1 });
-      this.viewports.set(page, viewport);
-    }
-    const payload = this.options.shell?.payload(html);
-    let content = payload === undefined ? undefined : await this.swap(page, payload);
-    if (content === undefined) {
-      // A new window first: a document written into the shell would share its window, where the last
-      // render's data (its charts) and the shell's policy still are.
-      if (this.shells.has(page)) {
-        this.shells.delete(page);
-        await page.goto('about:blank', { timeout: this.options.renderTimeoutMs });
-      }
-      content = await this.load(page, html);
-      this.events.drawn?.('loaded');
-    } else {
-      this.events.drawn?.('swapped');
-    }
-    const height = Math.max(size.height, Math.min(content, this.options.maxHeight ?? 10_000));
-    const png = await page.screenshot({
-      type: 'png',
-      clip: { x: 0, y: 0, width: size.width, height },
-      captureBeyondViewport: true,
-      // Not Chromium's faster PNG encoding (optimizeForSpeed): it saved 50-60 ms of a warm render (screenshot
-      // 108-130 ms instead of 172-180 ms) but made the example's PNG 136 KB instead of 100 KB, and Squirrels
-      // Studio v1 turns a PNG into base64 with String.fromCharCode(...bytes): past about 125,000 arguments
-      // that throws, and the dashboard stayed blank (test/clients.e2e-spec.ts).
-    });
-    return Buffer.from(png);
-  }
-
-  /**
-   * Swaps a page into the page's shell (loading the shell first if the page has none): the page's height,
-   * or undefined when the shell refused it (and left unchanged what it shows).
-   */
-  private async swap(page: Page, payload: string): Promise<number | undefined> {
-    const shell = this.options.shell!;
-    const limit = this.options.renderTimeoutMs;
-    if (!this.shells.has(page)) {
-      await page.setContent(shell.document, { waitUntil: 'load', timeout: limit });
-      this.shells.add(page);
-    }
-    const height = Number(await page.evaluate(shell.swap(payload)));
-    return height >= 0 ? height : undefined;
-  }
-
-  /** Loads a page as a document of its own and waits for it to say it is ready: its height. */
-  private async load(page: Page, html: string): Promise<number> {
-    const limit = this.options.renderTimeoutMs;
-    await page.setContent(html, { waitUntil: 'load', timeout: limit });
-    await page.waitForFunction('window.__dreyReady === true', { timeout: limit });
-    // A string: the function runs in the page, where `document` exists; this file is compiled without DOM types.
-    return Number(await page.evaluate('document.documentElement.scrollHeight'));
   }
 
   private async acquire(): Promise<Page> {
@@ -308,7 +213,7 @@ export class BrowserPool {
     const uses = (this.renders.get(page) ?? 0) + 1;
     this.renders.set(page, uses);
     let keep = reusable && !this.closed && uses < (this.options.rendersPerPage ?? 200);
-    if (keep && !this.shells.has(page)) {
+    if (keep && !this.drawer.holdsShell(page)) {
       keep = await page
         .goto('about:blank', { timeout: 5000 })
         .then(() => page.browser().connected && !page.isClosed())
@@ -357,10 +262,10 @@ export class BrowserPool {
   }
 
   private async openPage(): Promise<Page> {
-    let browser = await this.browser();
+    let browser = await this.launcher.browser();
     if (!browser.connected) {
       this.forget(browser);
-      browser = await this.browser();
+      browser = await this.launcher.browser();
     }
     try {
       const page = await openRenderPage(browser, this.logger);
@@ -379,64 +284,17 @@ export class BrowserPool {
     }
   }
 
-  private browser(): Promise<Browser> {
-    // Retrying cannot help here: the answer says what to install, with no Retry-After.
-    const missing = this.options.launch ? undefined : chromiumMissing(this.options.executablePath);
-    if (missing) return Promise.reject(new DomainError('renderer_unavailable', missing));
-    if (!this.current) {
-      const launched: LaunchedBrowser = { promise: this.launch() };
-      this.current = launched;
-      launched.promise.then(
-        (browser) => (launched.browser = browser),
-        () => {
-          if (this.current === launched) this.current = undefined;
-        },
-      );
-    }
-    return this.current.promise.catch((error: unknown) => {
-      this.launchError = error instanceof Error ? error.message : String(error);
-      this.logger.emit('error', 'chromium could not start', { error: this.launchError });
-      throw new DomainError('not_ready', 'The renderer is not available; try again shortly', 5);
-    });
-  }
-
-  private async launch(): Promise<Browser> {
-    const started = Date.now();
-    const browser = await (
-      this.options.launch ?? (() => launchChromium(this.options.executablePath))
-    )();
-    this.launches += 1;
-    this.launchError = undefined;
-    this.events.launched?.();
-    this.logger.emit('info', 'chromium launched', {
-      ms: Date.now() - started,
-      pid: browser.process()?.pid,
-      launches: this.launches,
-    });
-    browser.on('disconnected', () => {
-      if (!this.closed) this.logger.emit('warn', 'chromium disconnected');
-      this.forget(browser);
-    });
-    return browser;
-  }
-
   /**
-   * Crashed or killed: the next render launches a new browser. Only this browser's idle pages are dropped,
-   * and only if it is still the current one, so a late event cannot throw away its successor.
+   * Crashed or killed: the next render launches a new browser (see {@link BrowserLauncher.forget}), and
+   * this browser's idle pages are dropped.
    */
   private forget(browser: Browser): void {
-    if (this.current?.browser === browser) this.current = undefined;
+    this.launcher.forget(browser);
     for (let i = this.idle.length - 1; i >= 0; i--) {
       if (this.idle[i].browser() === browser) {
         this.idle.splice(i, 1);
         this.freeSlot();
       }
     }
-  }
-}
-
-class BrowserGoneError extends Error {
-  constructor() {
-    super('The browser went away during the render');
   }
 }

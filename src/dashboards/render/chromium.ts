@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import type { Browser, ConsoleMessage, HTTPRequest, Page } from 'puppeteer-core';
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
 
 /**
  * Chromium as the renderer uses it: how it is launched and how a page is made safe to render in. No Nest

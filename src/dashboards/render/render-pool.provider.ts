@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { JsonLogger } from '@/http/request/json-logger';
+import type { JsonLogger } from '@/runtime/json-logger';
 import type { AppConfig } from '@/config/config';
 import { chromiumMissing } from '@/dashboards/render/chromium';
 import { BrowserPool } from '@/dashboards/render/browser-pool';

@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserState } from '@/dashboards/render/browser-pool';
+import type { BrowserState } from '@/dashboards/render/browser-launcher';
 import { RendererProbe, RendererState } from '@/dashboards/render/renderer-probe';
 
 /** The probe against small executables standing in for Chromium, and a pool whose state the test sets. */

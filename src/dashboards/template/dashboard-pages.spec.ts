@@ -8,7 +8,7 @@ import {
   PageContext,
 } from '@/dashboards/template/dashboard-pages';
 import { renderWithDatasets } from '@/dashboards/template/dataset-passes';
-import { ProjectError } from '@/core/project/project-errors';
+import { ProjectError } from '@/core/project-errors';
 import type { Project } from '@/core/project/project';
 import { loadProject } from '@/core/project/project-loader';
 

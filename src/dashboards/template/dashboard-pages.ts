@@ -5,7 +5,7 @@ import type { DatasetFunction } from '@/dashboards/template/dataset-passes';
 import { compilePage, createPageEnvironment } from '@/dashboards/template/page-environment';
 import { chartJsSource } from '@/dashboards/template/page-layout';
 import type { ShownSelection } from '@/dashboards/template/selection-text';
-import { Problems } from '@/core/project/project-errors';
+import { Problems } from '@/core/project-errors';
 import type { DashboardSpec, Project } from '@/core/project/project';
 import { splitTemplateError } from '@/core/project/sql-template-check';
 

@@ -9,19 +9,20 @@ import { escapeHtml } from '@/http/html';
 
 /**
  * A warm page for PNG renders of pages that use the layout. Loading a page as a document of its own costs
- * most of a render: Chromium parses, compiles and runs the 200 KB of Chart.js each time (110-180 ms of a
- * 300-500 ms render, measured on the example dashboard, 2026-11-26). The shell is a document of ours with
- * Chart.js already run; a render parses its page with the browser's own parser (DOMParser: nothing runs),
- * checks it, moves its head and body into the shell and runs the layout's own scripts there (35-55 ms).
+ * most of a render: Chromium parses, compiles and runs the 200 KB of Chart.js each time. The shell is a
+ * document of ours with Chart.js already run; a render parses its page with the browser's own parser
+ * (DOMParser: nothing runs), checks it, moves its head and body into the shell and runs the layout's own
+ * scripts there, a fraction of that time (see docs/performance.md, "Figures behind the code", "The page
+ * shell").
  * The screenshot is byte for byte the one of the page loaded whole (test/integration/dashboard-page-reuse).
  *
  * Isolation between callers: a shell is reused by renders of different callers, so no script of a project
  * may ever run in it. A page is swapped in only when every element is on the list below, no attribute is an
  * event handler or a `javascript:` URL, and every script is the layout's own or a chart's JSON (data, read
  * with JSON.parse); anything else (a template's own script, an `<img onerror>`, an `<iframe>`, SVG) makes
- * the renderer load the page as before, in a new window (browser-pool.ts). The list also leaves out what
- * loads after the document (images, fonts, `url(...)` in styles): a swapped page is complete when its
- * scripts have run, as a loaded one is at its `load` event.
+ * the renderer load the page as before, in a new window (render/page-drawer.ts). The list also leaves
+ * out what loads after the document (images, fonts, `url(...)` in styles): a swapped page is complete
+ * when its scripts have run, as a loaded one is at its `load` event.
  *
  * What a shell gathers over its renders (the layout's script adds its print listeners each time, V8's heap
  * grows) is bounded by the pool, which replaces a page after `rendersPerPage` renders.
@@ -117,7 +118,7 @@ const SWAP_SCRIPT = `window.__dreySwap = (function (known, elements, policy) {
 let shellDocument: string | undefined;
 let chartTag: string | undefined;
 
-/** The shell as the PNG renderer uses it (browser-pool.ts `PageShell`). */
+/** The shell as the PNG renderer uses it (render/page-drawer.ts `PageShell`). */
 export const LAYOUT_SHELL = {
   /** Same policy as the layout's pages; Chart.js run once; the swap. */
   get document(): string {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { tableOf } from '@/database/tables/transactions';
+import { tableOf } from '@/database/transactions/transactions';
 import { DataSource, IsNull, LessThan, Not, Repository } from 'typeorm';
 import { AccessToken } from '@/database/tables/access-tokens.entity';
-import { TokenLookup, TokenRecord } from '@/database/tables/token-lookup';
-import { announceInTransaction } from '@/database/tables/token-changes';
+import { TokenLookup, TokenRecord } from '@/database/token-records/token-lookup';
+import { announceInTransaction } from '@/database/token-records/token-changes';
 
 /** The nil UUID: never a token's id (they are random, version 4). */
 const NO_TOKEN = '00000000-0000-0000-0000-000000000000';

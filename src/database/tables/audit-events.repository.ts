@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { tableOf } from '@/database/tables/transactions';
+import { tableOf } from '@/database/transactions/transactions';
 import { DataSource, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AuditEvent } from '@/database/tables/audit-events.entity';
@@ -37,9 +37,9 @@ export class AuditEventsRepository {
   /**
    * Many rows in one INSERT, in their order (ids ascend with it), outside any open transaction: the rows
    * of many callers' reads, written after they were answered (AuditService.recordAfter). Plain SQL rather
-   * than insert(): TypeORM's builder, with the RETURNING of id and at it adds, held 4% of the CPU samples
-   * of MCP tool calls under load (about 60 us a call; `--cpu-prof`-style profile, 2026-11-26), where a
-   * batch holds one to a few rows.
+   * than insert(): TypeORM's builder, with the RETURNING of id and at it adds, is a cost of its own on a
+   * path taken by every read, where a batch holds one to a few rows (see docs/performance.md, "Figures
+   * behind the code", "Audit rows in one INSERT").
    */
   async appendMany(events: NewAuditEvent[]): Promise<void> {
     if (events.length === 0) return;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, LessThan, Repository } from 'typeorm';
 import { EmbedRevocation } from '@/database/tables/embed-revocations.entity';
-import { tableOf } from '@/database/tables/transactions';
+import { tableOf } from '@/database/transactions/transactions';
 
 /** The `embed_revocations` table: embedding tokens that no longer open anything. */
 @Injectable()

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
-import { tableOf } from '@/database/tables/transactions';
+import { tableOf } from '@/database/transactions/transactions';
 import { LoginFailure } from '@/database/tables/login-failures.entity';
 
 /** Failures of one key within the window. */

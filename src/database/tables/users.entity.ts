@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { UserFieldValue } from '@/core/project/user-fields';
+import type { UserFieldValue } from '@/core/user-fields';
 
 /**
  * A user of the project. `id` changes when a user is deleted and created again, so tokens of the old user

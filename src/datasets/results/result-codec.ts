@@ -1,7 +1,7 @@
 import type { ResultCodec } from '@/cache/tiered-cache';
 import { DomainError, ErrorCode, ModelFailedError } from '@/core/errors';
 import type { SchemaField } from '@/datasets/results/result-shape';
-import type { QueryResult } from '@/engine/query/query-result';
+import type { QueryResult } from '@/engine/sql/query-result';
 
 /**
  * A dataset's result as the cache keeps it. A small result is kept whole (every page, shape and layout is

@@ -3,7 +3,7 @@ import type { CachedRun } from '@/datasets/results/result-codec';
 import { pageJson, wholeJson, WHOLE_PAGE_ROWS } from '@/datasets/results/result-json';
 import { checkSelect, schemaFields, shapeResult } from '@/datasets/results/result-shape';
 import { legacyResult } from '@/legacy/datasets';
-import type { QueryResult } from '@/engine/query/query-result';
+import type { QueryResult } from '@/engine/sql/query-result';
 
 function bigRun(rows: number): CachedRun {
   const result: QueryResult = {

@@ -1,6 +1,6 @@
 import { InvalidRequestError } from '@/core/errors';
 import type { ResultOptions } from '@/datasets/results/result-options';
-import type { JsonValue, QueryResult } from '@/engine/query/query-result';
+import type { JsonValue, QueryResult } from '@/engine/sql/query-result';
 import type { ColumnSpec, ColumnType } from '@/core/project/project';
 
 export interface SchemaField {

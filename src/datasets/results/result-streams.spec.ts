@@ -2,7 +2,7 @@ import { StreamOptions, encodeRows, exportSelect } from '@/datasets/results/resu
 
 const ALL: StreamOptions = { select: [], offset: 0, limit: Number.POSITIVE_INFINITY };
 import { RowBatch, rowsBatch } from '@/engine/duckdb/duckdb-stream';
-import type { JsonValue } from '@/engine/query/query-result';
+import type { JsonValue } from '@/engine/sql/query-result';
 
 const COLUMNS: RowBatch['columns'] = [
   { name: 'id', type: 'integer', databaseType: 'BIGINT' },

@@ -4,7 +4,7 @@ import { isTextColumn } from '@/engine/export/csv-cells';
 import { parseResultOptions } from '@/datasets/results/result-options';
 import { csvLine, ndjsonLine } from '@/datasets/results/stream-formats';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
-import type { JsonValue } from '@/engine/query/query-result';
+import type { JsonValue } from '@/engine/sql/query-result';
 
 /** The columns, first row and row count an export encodes from rows, and how CSV writes text. */
 export interface StreamOptions {

@@ -9,7 +9,7 @@ import {
 } from '@/core/result-builtins';
 import { escapedCsvText } from '@/engine/export/csv-cells';
 import { mediaType } from '@/http/input/media-type';
-import type { JsonValue } from '@/engine/query/query-result';
+import type { JsonValue } from '@/engine/sql/query-result';
 
 export type { ResultFormat };
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '@/engine/engine';
 import { buildCatalog } from '@/core/parameters/resolve-parameters';
-import type { ProjectProblem } from '@/core/project/project-errors';
+import type { ProjectProblem } from '@/core/project-errors';
 import { loadProject } from '@/core/project/project-loader';
 
 const EXAMPLE = join(__dirname, '../../../examples/expenses');

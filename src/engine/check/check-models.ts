@@ -1,14 +1,14 @@
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { parseQuerySelections } from '@/core/parameters/selection-request';
 import type { CallerView } from '@/core/parameters/selection-value';
-import { ProjectError, ProjectProblem } from '@/core/project/project-errors';
+import { ProjectError, ProjectProblem } from '@/core/project-errors';
 import { findModel, Project } from '@/core/project/project';
 import {
   parseEngineError,
   sourcePosition,
   statementStart,
 } from '@/engine/check/engine-error-position';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { BoundValue } from '@/engine/sql/bound-value';
 import { composeModel, ComposedQuery, RequestValues } from '@/engine/query/model-sql';
 
 /** Asks an engine to plan a statement without running it; rejects with the engine's error. */

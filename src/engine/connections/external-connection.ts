@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { QueryLimits } from '@/engine/duckdb/duckdb-query';
-import type { QueryResult } from '@/engine/query/query-result';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { QueryResult } from '@/engine/sql/query-result';
+import type { BoundValue } from '@/engine/sql/bound-value';
 import type { ColumnSpec } from '@/core/project/project';
 
 /**

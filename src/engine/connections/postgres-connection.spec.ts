@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Engine } from '@/engine/engine';
-import { rowObjects } from '@/engine/query/query-result';
+import { rowObjects } from '@/engine/sql/query-result';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import { loadProject } from '@/core/project/project-loader';
 

@@ -4,9 +4,9 @@ import { DomainError } from '@/core/errors';
 import type { ExternalConnection } from '@/engine/connections/external-connection';
 import { postgresParameter, postgresType, TEXT_TYPES } from '@/engine/connections/postgres-types';
 import type { QueryLimits } from '@/engine/duckdb/duckdb-query';
-import type { JsonValue, QueryResult } from '@/engine/query/query-result';
-import { quoteIdentifier } from '@/engine/sql-text';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { JsonValue, QueryResult } from '@/engine/sql/query-result';
+import { quoteIdentifier } from '@/engine/sql/sql-text';
+import type { BoundValue } from '@/engine/sql/bound-value';
 import type { ColumnSpec } from '@/core/project/project';
 
 const BATCH = 5000;

@@ -1,5 +1,5 @@
-import { decimalJson, integerJson, JsonValue } from '@/engine/query/query-result';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import { decimalJson, integerJson, JsonValue } from '@/engine/sql/query-result';
+import type { BoundValue } from '@/engine/sql/bound-value';
 import type { ColumnType } from '@/core/project/project';
 
 /**

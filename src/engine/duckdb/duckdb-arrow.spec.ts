@@ -1,10 +1,7 @@
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { RecordBatchReader, Table } from 'apache-arrow';
-import {
-  ARROW_BATCH_ROWS,
-  ARROW_BATCH_TEXT_BYTES,
-  arrowStream,
-} from '@/engine/duckdb/duckdb-arrow';
+import { ARROW_BATCH_ROWS, ARROW_BATCH_TEXT_BYTES } from '@/engine/duckdb/arrow-batches';
+import { arrowStream } from '@/engine/duckdb/duckdb-arrow';
 
 let instance: DuckDBInstance;
 

@@ -20,39 +20,17 @@ import {
   Utf8,
 } from 'apache-arrow';
 import { DuckDBConnection, DuckDBDataChunk, DuckDBTypeId, StatementType } from '@duckdb/node-api';
-import duckdb from '@duckdb/node-bindings';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
 import { timeBudget } from '@/engine/duckdb/time-budget';
-import { collectYoungChunks } from '@/engine/duckdb/native-memory';
-import {
-  ColumnLayout,
-  END_OF_STREAM,
-  recordBatchMessage,
-  schemaMessage,
-} from '@/engine/duckdb/arrow-ipc';
+import { collectYoungChunks } from '@/engine/process/native-memory';
+import { END_OF_STREAM, schemaMessage } from '@/engine/duckdb/arrow-ipc';
+import { ArrowColumn, RecordBatchAssembler } from '@/engine/duckdb/arrow-batches';
 import { NotAQueryError } from '@/engine/duckdb/duckdb-query';
 import { selectColumns } from '@/engine/export/export-sql';
-import { quoteIdentifier } from '@/engine/sql-text';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import { quoteIdentifier } from '@/engine/sql/sql-text';
+import type { BoundValue } from '@/engine/sql/bound-value';
 
-/**
- * How a DuckDB column becomes an Arrow one: the types Arrow and DuckDB share keep their binary form, and
- * the query casts the others first (decimals and huge integers to DOUBLE, timestamps of other units to
- * microseconds, everything else to text), so that the JavaScript side only copies numbers and text bytes.
- */
-interface ArrowColumn {
-  name: string;
-  type: DataType;
-  /** The column's expression in the projection. */
-  sql: string;
-  /**
-   * How its values are copied from a chunk's vector: `fixed` as they are ({@link width} bytes each, the
-   * same in both), `bool` from a byte to a bit each, `utf8` from DuckDB's strings to offsets and bytes.
-   */
-  kind: 'fixed' | 'bool' | 'utf8';
-  width: number;
-}
-
+/** How each DuckDB type becomes an Arrow column (see {@link ArrowColumn}). */
 const FIXED: Partial<Record<DuckDBTypeId, { type: () => DataType; width: number }>> = {
   [DuckDBTypeId.TINYINT]: { type: () => new Int8(), width: 1 },
   [DuckDBTypeId.SMALLINT]: { type: () => new Int16(), width: 2 },
@@ -122,309 +100,18 @@ function arrowColumn(name: string, type: DuckDBTypeId): ArrowColumn {
 }
 
 /**
- * Rows gathered from DuckDB's chunks (2,048 rows each) into one record batch: 8 chunks, about 1 MB of
- * bench/project's orders. V8 counts the views of a batch's chunks and the batch's bytes (until the reader
- * has them) as external memory, and counts what it has grown by since the last full collection against
- * the old generation's limit; with the server's 60 MB heap that limit leaves some 8 MB, and batches of
- * 32 chunks (4 MB of message, 5 MB of views) crossed it, so that one full collection led to the next,
- * often for the rest of the export. Measured on the server (one core, after CSV, NDJSON and Parquet
- * exports, 2 x 14 exports of 1,000,000 rows each): 65,536 rows a batch, 0.13-0.73 s of CPU per export,
- * a third of them over 0.25 s; 32,768 rows, 0.14-0.66 s; 16,384 rows, 0.12-0.28 s. The message of a
- * batch costs a flatbuffer here, and apache-arrow's reader as much again: 62 batches for 1,000,000 rows
- * keep that small.
- */
-export const ARROW_BATCH_ROWS = 16_384;
-/**
- * Text bytes after which a batch is sent early, so that long strings do not make a batch large (each
- * string over 12 bytes is a view of its own, which V8 counts too).
- */
-export const ARROW_BATCH_TEXT_BYTES = 4 * 1024 * 1024;
-
-/** Set bits of every byte value: the valid rows of 8 rows of a validity bitmap. */
-const BITS_SET = Uint8Array.from({ length: 256 }, (_, byte) => {
-  let count = 0;
-  for (let bit = byte; bit; bit >>= 1) count += bit & 1;
-  return count;
-});
-
-/** One column of one chunk, as DuckDB holds it: views of the chunk's memory, valid while it is. */
-interface ColumnPiece {
-  data: Uint8Array;
-  /** The chunk's validity bits, or null when every row is valid. */
-  validity: Uint8Array | null;
-  nulls: number;
-  /** Bytes of the valid rows' text (utf8 columns). */
-  textBytes: number;
-}
-
-interface PendingChunk {
-  /** Held so that DuckDB keeps the memory the pieces view. */
-  chunk: DuckDBDataChunk;
-  rows: number;
-  pieces: ColumnPiece[];
-}
-
-/**
- * Chunks gathered into one record batch, written straight into the message that is sent. A chunk's
- * vectors are only looked at when it comes (the NULLs counted, the text measured), and copied once the
- * batch is complete, when every buffer's size is known: fixed-width values and validity bits whole from
- * DuckDB's memory (they have Arrow's binary form, least significant bit first on a little-endian
- * machine), text as UTF-8 bytes, never decoded. So no buffer outlives the batch it was made for: the
- * previous version's builders, kept from one batch to the next (some 6 MB an export), moved to V8's old
- * generation, where only full collections free them, and brought one every few exports, from which
- * V8 went on collecting the whole heap five to eight times per export (an export's CPU time from
- * 0.12 s to 0.6-1.0 s; 1,000,000 rows of bench/project's orders in a process holding a 60 MB heap).
- */
-class RecordBatchAssembler {
-  rows = 0;
-  private textBytes = 0;
-  private pending: PendingChunk[] = [];
-
-  constructor(private readonly columns: ArrowColumn[]) {}
-
-  /** Whether another chunk of DuckDB's would not fit. */
-  get full(): boolean {
-    return (
-      this.rows + duckdb.vector_size() > ARROW_BATCH_ROWS ||
-      this.textBytes >= ARROW_BATCH_TEXT_BYTES
-    );
-  }
-
-  add(chunk: DuckDBDataChunk): void {
-    const rows = chunk.rowCount;
-    const pieces = this.columns.map((column, index) => {
-      const vector = duckdb.data_chunk_get_vector(chunk.chunk, index);
-      const validity = duckdb.vector_get_validity(
-        vector,
-        ((rows + 63) >> 6) * 8,
-      ) as Uint8Array | null;
-      const nulls = validity ? rows - validCount(validity, rows) : 0;
-      const width = column.kind === 'utf8' ? 16 : column.kind === 'bool' ? 1 : column.width;
-      const data = duckdb.vector_get_data(vector, rows * width);
-      const piece: ColumnPiece = { data, validity, nulls, textBytes: 0 };
-      if (column.kind === 'utf8') {
-        piece.textBytes = textBytes(data, validity, rows);
-        this.textBytes += piece.textBytes;
-      }
-      return piece;
-    });
-    this.pending.push({ chunk, rows, pieces });
-    this.rows += rows;
-  }
-
-  /** The batch's message, every chunk copied into it; the assembler is then empty again. */
-  take(): Buffer {
-    const layouts = this.columns.map((column, index) => this.layout(column, index));
-    const { bytes, starts } = recordBatchMessage(this.rows, layouts);
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.columns.forEach((column, index) => {
-      const layout = layouts[index];
-      const [validity, data, text] = starts[index];
-      // Offsets, then bytes, for text; the first offset stays the zero it was allocated as.
-      const strings: TextTarget | undefined =
-        column.kind === 'utf8'
-          ? { bytes, view, offsetsStart: data, textStart: text, textEnd: text + layout.buffers[2] }
-          : undefined;
-      let at = 0;
-      let textAt = 0;
-      for (const { rows, pieces } of this.pending) {
-        const piece = pieces[index];
-        if (layout.nullCount > 0) copyBits(bytes, validity, at, piece.validity, rows);
-        switch (column.kind) {
-          case 'fixed':
-            bytes.set(piece.data, data + at * column.width);
-            break;
-          case 'bool':
-            packBooleans(bytes, data, at, piece.data, rows);
-            break;
-          case 'utf8':
-            textAt = copyText(strings!, at, textAt, piece, rows);
-            break;
-        }
-        at += rows;
-      }
-    });
-    this.pending = [];
-    this.rows = 0;
-    this.textBytes = 0;
-    return bytes;
-  }
-
-  private layout(column: ArrowColumn, index: number): ColumnLayout {
-    let nullCount = 0;
-    let text = 0;
-    for (const { pieces } of this.pending) {
-      nullCount += pieces[index].nulls;
-      text += pieces[index].textBytes;
-    }
-    const rows = this.rows;
-    const validity = nullCount > 0 ? (rows + 7) >> 3 : 0;
-    switch (column.kind) {
-      case 'fixed':
-        return { nullCount, buffers: [validity, rows * column.width] };
-      case 'bool':
-        return { nullCount, buffers: [validity, (rows + 7) >> 3] };
-      case 'utf8':
-        return { nullCount, buffers: [validity, (rows + 1) * 4, text] };
-    }
-  }
-}
-
-/** Valid rows among the first `rows` of a validity bitmap. */
-function validCount(bits: Uint8Array, rows: number): number {
-  const bytes = rows >> 3;
-  let valid = 0;
-  for (let index = 0; index < bytes; index++) valid += BITS_SET[bits[index]];
-  for (let row = bytes << 3; row < rows; row++) valid += (bits[row >> 3] >> (row & 7)) & 1;
-  return valid;
-}
-
-/**
- * `rows` bits of `source` (all set when null) to bit `at` of the bitmap at `start` of `target`, whose
- * bits from `at` on are still zero. A chunk of DuckDB's may hold fewer than 2,048 rows: the next one
- * then starts within a byte.
- */
-function copyBits(
-  target: Uint8Array,
-  start: number,
-  at: number,
-  source: Uint8Array | null,
-  rows: number,
-): void {
-  if (!source) {
-    let row = at;
-    const end = at + rows;
-    for (; row < end && row & 7; row++) target[start + (row >> 3)] |= 1 << (row & 7);
-    const whole = (end - row) >> 3;
-    target.fill(0xff, start + (row >> 3), start + (row >> 3) + whole);
-    for (row += whole << 3; row < end; row++) target[start + (row >> 3)] |= 1 << (row & 7);
-    return;
-  }
-  if ((at & 7) === 0) {
-    const whole = rows >> 3;
-    target.set(source.subarray(0, whole), start + (at >> 3));
-    // The bits past the chunk's last row are left zero for the next chunk.
-    if (rows & 7) target[start + (at >> 3) + whole] = source[whole] & ((1 << (rows & 7)) - 1);
-    return;
-  }
-  for (let row = 0; row < rows; row++) {
-    if ((source[row >> 3] >> (row & 7)) & 1) {
-      const to = at + row;
-      target[start + (to >> 3)] |= 1 << (to & 7);
-    }
-  }
-}
-
-/** DuckDB keeps a byte per boolean; Arrow a bit. */
-function packBooleans(
-  target: Uint8Array,
-  start: number,
-  at: number,
-  bytes: Uint8Array,
-  rows: number,
-): void {
-  for (let row = 0; row < rows; row++) {
-    if (bytes[row]) target[start + ((at + row) >> 3)] |= 1 << ((at + row) & 7);
-  }
-}
-
-/**
- * A DuckDB string is 16 bytes: its length, then the text itself when it fits in 12 bytes, else a 4-byte
- * prefix and a pointer to it (DuckDB's string_t); as 32-bit words, row r's length is word 4r and its
- * inline text words 4r+1 to 4r+3. DuckDB's vectors are 8-byte aligned; a copy is taken otherwise.
- */
-function stringEntries(entries: Uint8Array): Uint32Array {
-  const aligned = (entries.byteOffset & 3) === 0 ? entries : entries.slice();
-  return new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength >> 2);
-}
-
-/** Bytes of the valid rows' text (a NULL's entry is garbage). */
-function textBytes(entries: Uint8Array, validity: Uint8Array | null, rows: number): number {
-  const words = stringEntries(entries);
-  let bytes = 0;
-  for (let row = 0; row < rows; row++) {
-    if (!validity || (validity[row >> 3] >> (row & 7)) & 1) bytes += words[row * 4];
-  }
-  return bytes;
-}
-
-/** Where a column's strings go in a batch's message. */
-interface TextTarget {
-  bytes: Buffer;
-  /** The same bytes, for 32-bit writes at any offset. */
-  view: DataView;
-  offsetsStart: number;
-  textStart: number;
-  /** Where the column's text ends: the sum of its valid rows' lengths after {@link textStart}. */
-  textEnd: number;
-}
-
-/**
- * A chunk's strings as Arrow's offsets (one per row, into the batch's text) and bytes, from row `at` and
- * byte `text` of the batch; the one per-row loop. Returns the batch's text bytes after the chunk's.
- */
-function copyText(
-  target: TextTarget,
-  at: number,
-  text: number,
-  piece: ColumnPiece,
-  rows: number,
-): number {
-  const { bytes, view, textStart, textEnd } = target;
-  const validity = piece.validity;
-  const words = stringEntries(piece.data);
-  const entries = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
-  // Offsets start at a multiple of 8 in a Buffer of its own (byteOffset 0): aligned for an Int32Array.
-  const offsets = new Int32Array(
-    bytes.buffer,
-    bytes.byteOffset + target.offsetsStart,
-    at + rows + 1,
-  );
-  let end = text;
-  for (let row = 0; row < rows; row++) {
-    const length = words[row * 4];
-    if (length > 0 && (!validity || (validity[row >> 3] >> (row & 7)) & 1)) {
-      const to = textStart + end;
-      if (length <= 12 && to + 12 <= textEnd) {
-        // Whole words, past the string's end too: the strings after it overwrite those bytes, up to
-        // textEnd. A third of the time of a byte-by-byte copy (1,000,000 strings of 4-11 bytes:
-        // 2.3-3.4 ms against 7.7-9.4 ms); a view per short string cost more than either.
-        view.setUint32(to, words[row * 4 + 1], true);
-        if (length > 4) view.setUint32(to + 4, words[row * 4 + 2], true);
-        if (length > 8) view.setUint32(to + 8, words[row * 4 + 3], true);
-      } else if (length <= 12) {
-        for (let index = 0; index < length; index++)
-          bytes[to + index] = entries[row * 16 + 4 + index];
-      } else {
-        bytes.set(
-          duckdb.get_data_from_pointer(
-            words.buffer as ArrayBuffer,
-            words.byteOffset + row * 16 + 8,
-            length,
-          ),
-          to,
-        );
-      }
-      end += length;
-    }
-    offsets[at + row + 1] = end;
-  }
-  return end;
-}
-
-/**
  * Bytes the reply may hold besides the batch being gathered: the next batch is built while the client
  * reads this one. Kept to a couple of batches, as what waits here for a slow client outlives scavenges
- * (see ARROW_BATCH_ROWS).
+ * (see ARROW_BATCH_ROWS in arrow-batches.ts).
  */
 const ARROW_OUT_HIGH_WATER = 2 * 1024 * 1024;
 
 /**
  * A query's rows as an Arrow IPC stream (`application/vnd.apache.arrow.stream`): the schema, a record
- * batch per {@link ARROW_BATCH_ROWS} rows (the last one shorter; one of no rows for an empty result),
- * each one Buffer written as it is complete, read only as fast as the client takes them. DuckDB has no
- * Arrow writer of its own here (its `arrow` extension cannot be installed), so the values cross into
- * JavaScript, but as whole columns: numbers are copied, not turned into JSON. Selections stay bound
+ * batch per ARROW_BATCH_ROWS rows (arrow-batches.ts; the last one shorter, one of no rows for an empty
+ * result), each one Buffer written as it is complete, read only as fast as the client takes them. DuckDB
+ * has no Arrow writer of its own here (its `arrow` extension cannot be installed), so the values cross
+ * into JavaScript, but as whole columns: numbers are copied, not turned into JSON. Selections stay bound
  * values. The stream ends the statement and closes `connection` (through `done`, told the rows sent)
  * however it ends.
  */

@@ -11,7 +11,7 @@ import {
   SQLNULL,
   VARCHAR,
 } from '@duckdb/node-api';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { BoundValue } from '@/engine/sql/bound-value';
 
 const MAX_BIGINT = 2n ** 63n - 1n;
 

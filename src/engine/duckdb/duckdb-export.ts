@@ -19,7 +19,7 @@ import {
   xlsxHeader,
 } from '@/engine/export/export-sql';
 import { sheetName, xlsxWorkbook } from '@/engine/export/xlsx-writer';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { BoundValue } from '@/engine/sql/bound-value';
 
 /** An export written by DuckDB, sent as it is written. */
 export interface WrittenExport {

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { quoteString } from '@/engine/sql-text';
+import { quoteString } from '@/engine/sql/sql-text';
 
 /** What one DuckDB database may use of the machine (`ENGINE_*` in the configuration). */
 export interface EngineLimits {
@@ -17,10 +17,8 @@ export interface EngineLimits {
 /**
  * Threads by default: 2, or 1 when the process may run on one CPU only (its affinity, as `taskset` or a
  * pinned container sets it). DuckDB counts the machine's cores, not those it may use, and two threads on
- * one core wait on each other's batches by spinning and hold batches finished out of order. Pinned to one
- * core, 1,000,000 orders (in process, CPU seconds and peak memory, 1 thread against 2): `COPY` to CSV
- * 0.5 s both, 98 MB against 200 MB; to NDJSON 0.7 s against 0.85 s, 106 MB against 350 MB; the Excel
- * export 2.3 s against 2.5 to 3.4 s.
+ * one core wait on each other's batches by spinning and hold batches finished out of order (see
+ * docs/performance.md, "Figures behind the code", "DuckDB's threads on one core").
  */
 export const DEFAULT_THREADS = Math.min(2, availableParallelism());
 
@@ -37,28 +35,17 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
  * The settings every DuckDB database runs with, as `SET` statements for a connection.
  *
  * Set on a connection, not passed to `DuckDBInstance.create`: `max_temp_directory_size` given there is
- * shown by `duckdb_settings()` but not enforced (node-api 1.5.6: with '0B' a sort spilled 939 MB, with
- * '100MB' 857 MB; the same value SET on a connection stops it with "failed to offload data block ...
- * (95.2 MiB/95.3 MiB used)"), and `temp_directory` there fails with "Failed to set config".
+ * shown by `duckdb_settings()` but not enforced (node-api 1.5.6: a sort spilled far past it; the same
+ * value SET on a connection stops it with "failed to offload data block ..."), and `temp_directory` there
+ * fails with "Failed to set config".
  *
- * Without a limit DuckDB takes 80% of the machine's memory (18.8 GiB on a 24 GB machine), keeps what a
- * query took, and spills up to 90% of the free disk next to the database file.
+ * Without a limit DuckDB takes 80% of the machine's memory, keeps what a query took, and spills up to 90%
+ * of the free disk next to the database file.
  *
  * The allocator settings make DuckDB give memory back to the system once a query is done, which it does
  * not by default: closing the database gave it all back, so it is DuckDB's allocator (jemalloc) that
- * keeps the pages, not its buffer pool. Measured on the server, resident memory of its process in MB
- * before the four exhausting queries of test/engine-limits.e2e-spec.ts, right after the last of them,
- * and at the end of the wait (`npx jest --selectProjects e2e --runInBand --testPathPatterns
- * test/engine-limits.e2e-spec.ts -t 'memory of the process'` prints them; 2 cores, limit 256 MB):
- * - without the two allocator settings: 204 → 575, still 575 after 10 s
- * - with them:                          205 → 443, 215 after 1.8 s; 210 → 462, 206 after 1.0 s
- * - with them and the default limits (1024 MB, a 5 s time limit): 207 → 1205, 215 after 2.0 s
- * Each setting alone, in a bare node process (read-only database, limit 256 MiB, the same four queries;
- * before → after the last, then every 0.5 s): defaults 85 → 376, 375 373 373 373 373 373;
- * allocator_flush_threshold 8MiB 84 → 380, 336 101 101 101 101 101; allocator_background_threads 84 →
- * 332, 332 252 155 92 92 89; both (32MiB) 85 → 332, 283 220 95 95 92 92;
- * allocator_bulk_deallocation_flush_threshold 8MiB 84 → 331, 331 331 331 331 331 331. 400 aggregations
- * over 2,000,000 rows (4 at a time) took 210-235 ms each with or without them, within the noise.
+ * keeps the pages, not its buffer pool. Each setting was measured alone and together, and neither slows
+ * queries (see docs/performance.md, "Figures behind the code", "DuckDB's allocator settings").
  */
 export function limitStatements(limits: EngineLimits): string[] {
   return [

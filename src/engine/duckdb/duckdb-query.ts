@@ -3,8 +3,8 @@ import { DomainError } from '@/core/errors';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
 import { isOutOfMemory, queryTooLarge } from '@/engine/duckdb/duckdb-errors';
 import { readMaterialized, readResult } from '@/engine/duckdb/duckdb-results';
-import type { QueryResult } from '@/engine/query/query-result';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { QueryResult } from '@/engine/sql/query-result';
+import type { BoundValue } from '@/engine/sql/bound-value';
 
 export interface QueryLimits {
   timeoutMs: number;
@@ -22,8 +22,8 @@ export class NotAQueryError extends Error {}
  * statement stopped by the database's memory limit is `query_too_large`.
  *
  * A query is run materialized, in one task of the driver, as a subquery under `LIMIT maxRows + 1`, so
- * that a huge result still stops at the limit: under the benchmark's concurrent load it took about 5%
- * less CPU per query than a streaming result read chunk by chunk (4 of 5 alternating runs). Its rows are
+ * that a huge result still stops at the limit: it takes less CPU per query than a streaming result read
+ * chunk by chunk (see docs/performance.md, "Figures behind the code", "Materialized queries"). Its rows are
  * then taken from the result's chunks without another task ({@link readMaterialized}). The
  * subquery form renames duplicate column names (`a`, `a_1`); when a result may hold such a renaming, and
  * for statements the wrapper does not take (not a query, or SQL the parser rejects), the statement runs

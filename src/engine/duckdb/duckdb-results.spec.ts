@@ -1,6 +1,6 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { runDuckdbQuery } from '@/engine/duckdb/duckdb-query';
-import { decimalJson } from '@/engine/query/query-result';
+import { decimalJson } from '@/engine/sql/query-result';
 
 async function query(sql: string, binds: Parameters<typeof runDuckdbQuery>[2] = [], maxRows = 100) {
   const instance = await DuckDBInstance.create(':memory:');

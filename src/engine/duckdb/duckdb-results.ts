@@ -14,7 +14,7 @@ import {
   JsonValue,
   QueryResult,
   ResultColumn,
-} from '@/engine/query/query-result';
+} from '@/engine/sql/query-result';
 import type { ColumnType } from '@/core/project/project';
 
 type Convert = (value: DuckDBValue) => JsonValue;

@@ -3,9 +3,9 @@ import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
 import { timeBudget } from '@/engine/duckdb/time-budget';
 import { NotAQueryError } from '@/engine/duckdb/duckdb-query';
 import { ColumnMapping, columnMappings } from '@/engine/duckdb/duckdb-results';
-import { CHUNKS_PER_COLLECTION, collectNativeChunks } from '@/engine/duckdb/native-memory';
-import type { JsonValue, ResultColumn } from '@/engine/query/query-result';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import { CHUNKS_PER_COLLECTION, collectNativeChunks } from '@/engine/process/native-memory';
+import type { JsonValue, ResultColumn } from '@/engine/sql/query-result';
+import type { BoundValue } from '@/engine/sql/bound-value';
 
 /**
  * Rows as DuckDB produced them, one data chunk (up to 2048 rows) at a time. Values are converted to their

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { NotReadyError } from '@/core/errors';
 import { DEFAULT_ENGINE_LIMITS, EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import { Environment, Lease, removeDatabaseFiles } from '@/engine/environment/environment';
-import { leftoversIn, processAlive, writerOf } from '@/engine/environment/leftovers';
+import { leftoversIn, processAlive, writerOf } from '@/engine/process/leftovers';
 
 const POINTER = 'current';
 const BUILD_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -213,7 +213,7 @@ export class EnvironmentManager {
   }
 
   /**
-   * Removes what writers that died left here (see leftovers.ts): safe at any time, even while other
+   * Removes what writers that died left here (see process/leftovers.ts): safe at any time, even while other
    * processes build or fetch into the folder. Returns the names removed.
    */
   removeLeftovers(): string[] {
@@ -253,9 +253,9 @@ export class EnvironmentManager {
   /**
    * The pointer's stamp, read once per turn of the event loop for the requests it serves: a switch that
    * another process made is followed from the next turn, by requests read after it. A cached read asks
-   * for it twice (the catalog and the kept response), and under load a turn serves several requests: a
-   * `stat` each was about 1% of a cached read's CPU in the profile of bench/cpu-per-request.js. Switches
-   * made here, and following one, read the pointer itself.
+   * for it twice (the catalog and the kept response), and under load a turn serves several requests, so a
+   * `stat` each is not free (see docs/performance.md, "Figures behind the code", "The build pointer, once
+   * a turn"). Switches made here, and following one, read the pointer itself.
    */
   private stampThisTurn(): string {
     if (this.turnStamp === undefined) {

@@ -10,7 +10,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Engine } from '@/engine/engine';
-import { rowObjects } from '@/engine/query/query-result';
+import { rowObjects } from '@/engine/sql/query-result';
 import type { CallerView } from '@/core/parameters/selection-value';
 import { loadProject } from '@/core/project/project-loader';
 

@@ -1,6 +1,6 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { escapedCsvSql, escapedCsvText, isFormula, isTextColumn } from '@/engine/export/csv-cells';
-import { quoteString } from '@/engine/sql-text';
+import { quoteString } from '@/engine/sql/sql-text';
 
 /** Text an attacker would store, and whether a spreadsheet would run it. */
 const CASES: [string, boolean][] = [

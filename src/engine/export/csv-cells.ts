@@ -1,5 +1,5 @@
 import type { ColumnType } from '@/core/project/project';
-import { quoteIdentifier, quoteString } from '@/engine/sql-text';
+import { quoteIdentifier, quoteString } from '@/engine/sql/sql-text';
 
 /**
  * How a CSV export keeps a spreadsheet from running its text as formulas (OWASP, "CSV Injection"; ASVS 5.0

@@ -8,10 +8,10 @@ import { NotAcceptableError } from '@/core/errors';
 import type { CsvFormulas } from '@/core/result-builtins';
 import { DEFAULT_ENGINE_LIMITS, openDuckdb } from '@/engine/duckdb/duckdb-instance';
 import { exportDuckdbQuery } from '@/engine/duckdb/duckdb-export';
-import * as nativeMemory from '@/engine/duckdb/native-memory';
+import * as nativeMemory from '@/engine/process/native-memory';
 import { ExportSpace, ExportSpaceFullError } from '@/engine/export/export-space';
 import { CopyFormat, copyStatement } from '@/engine/export/export-sql';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { BoundValue } from '@/engine/sql/bound-value';
 
 async function bytesOf(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];

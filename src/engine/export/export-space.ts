@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '@/core/errors';
-import { collectYoungChunks } from '@/engine/duckdb/native-memory';
-import { processAlive } from '@/engine/environment/leftovers';
+import { collectYoungChunks } from '@/engine/process/native-memory';
+import { processAlive } from '@/engine/process/leftovers';
 
 /** How often the disk a file takes is measured against the space left (its COPY is stopped past it). */
 const WATCH_MS = 50;
@@ -178,12 +178,9 @@ export class ExportSpace {
           }
           // A chunk written to the socket is freed only when V8 collects it, which V8 schedules by its
           // own heap; an export allocates little else, so dead chunks (native memory, malloc's) piled
-          // up until V8's external-memory limit (some 64 MB) forced a collection, and malloc kept the
-          // heap they had grown. They die young, and a scavenge frees them. The server of `npm run
-          // bench`, 1,000,000 rows, 3 exports of each format in turn: chunks waiting for a collection
-          // 21 to 38 MB before, 13 to 16 after; malloc's main heap 41 MB before (11 MB of the whole
-          // process's malloc in use), 16 after; peak RSS CSV 275 MB before, 243 after; NDJSON 284,
-          // 223; Parquet 286, 257.
+          // up until V8's external-memory limit forced a collection, and malloc kept the heap they had
+          // grown. They die young, and a scavenge frees them (see docs/performance.md, "Figures behind
+          // the code", "Scavenging an export's chunks").
           if (++sent % CHUNKS_PER_COLLECTION === 0) collectYoungChunks();
           return;
         }

@@ -1,7 +1,7 @@
 import { InvalidRequestError } from '@/core/errors';
 import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
 import { escapedCsvSql } from '@/engine/export/csv-cells';
-import { quoteIdentifier, quoteString } from '@/engine/sql-text';
+import { quoteIdentifier, quoteString } from '@/engine/sql/sql-text';
 
 /** What an export needs to know of a column's DuckDB type to write it. */
 export type ExportKind =
@@ -39,11 +39,9 @@ export const XLSX_ROWS_FILE = 'data_0.csv';
 
 /**
  * Rows of a Parquet export's row groups: a quarter of DuckDB's default (122,880). The writer holds a whole
- * row group, encoded and compressed, before it writes it. A 1,000,000-row orders_detail export, COPY alone
- * in a fresh process (one thread, peak resident memory over the process before it): 70 MB with the
- * default, 49 MB with 61,440 rows, 25 to 35 MB with 30,720; 0.17 to 0.19 s each, the smaller groups no
- * slower; the file 16.1 MB, 17.3 MB and 17.4 MB (more row groups, each with its dictionaries and
- * statistics).
+ * row group, encoded and compressed, before it writes it, so smaller groups hold less memory; they cost no
+ * time and a few percent of file size (more row groups, each with its dictionaries and statistics). See
+ * docs/performance.md, "Figures behind the code", "Parquet row groups".
  */
 export const PARQUET_ROW_GROUP_ROWS = 30_720;
 
@@ -223,11 +221,11 @@ export function copyStatement(
       const row = `concat(${["'<row>'", ...columns.flatMap(xlsxCell), "'</row>'"].join(', ')})`;
       // One column, never holding the delimiter (a control character, removed from text) or a line break
       // (escaped): DuckDB writes each row as it is. Without a quote character the writer does not look
-      // for one: half the time of the default for the same bytes (1,000,000 rows, 320 MB).
-      // FILE_SIZE_BYTES, which DuckDB's order-keeping parallel writer does not support, makes it write the
-      // rows in order with one thread as they come: that writer held whole row groups of XML that finished
-      // out of order (330 MB against 100 MB for 1,000,000 rows, 2 threads on one core). 2^50 bytes is
-      // more than any export space (ENGINE_EXPORT_LIMIT_MB is at most 10 TiB): one file, XLSX_ROWS_FILE.
+      // for one, which halves its time. FILE_SIZE_BYTES, which DuckDB's order-keeping parallel writer does
+      // not support, makes it write the rows in order with one thread as they come: that writer held whole
+      // row groups of XML that finished out of order (figures: docs/performance.md, "Figures behind the
+      // code", "Excel rows through COPY"). 2^50 bytes is more than any export space
+      // (ENGINE_EXPORT_LIMIT_MB is at most 10 TiB): one file, XLSX_ROWS_FILE.
       return `COPY (SELECT ${row} AS r ${from} LIMIT ${XLSX_MAX_ROWS + 1}) TO ${target} (FORMAT csv, HEADER false, DELIM '\x01', QUOTE '', ESCAPE '', NEW_LINE '\n', FILE_SIZE_BYTES ${2 ** 50})`;
     }
   }

@@ -5,11 +5,11 @@ import { zipParts } from '@/engine/export/zip-writer';
  * An Excel workbook (Office Open XML, ECMA-376) of one worksheet, streamed: the worksheet's rows come from
  * a file DuckDB wrote (export-sql.ts writes each row's XML in SQL, at the engine's speed), and
  * {@link zipParts} deflates them as they are read, pulled by the reply (back-pressure: nothing is read
- * ahead of what the client takes). A JavaScript workbook library builds every cell as an object: ExcelJS
- * 4.4's streaming writer made 41,000 six-column rows/s here, a seventh of the 300,000 rows/s asked of
- * exports. Rows and cells carry no `r` reference, which ECMA-376 makes optional (§18.3.1.73, §18.3.1.4):
- * Excel, LibreOffice and openpyxl count them; DuckDB could not number the rows of an ordered statement
- * without a window that may reorder them.
+ * ahead of what the client takes). A JavaScript workbook library builds every cell as an object, far
+ * below the 300,000 rows/s asked of exports (see docs/performance.md, "Figures behind the code", "Writing
+ * Excel exports"). Rows and cells carry no `r` reference, which ECMA-376 makes optional (§18.3.1.73,
+ * §18.3.1.4): Excel, LibreOffice and openpyxl count them; DuckDB could not number the rows of an ordered
+ * statement without a window that may reorder them.
  */
 export function xlsxWorkbook(sheetName: string, header: string, rows: Readable): Readable {
   async function* sheet(): AsyncGenerator<Buffer> {

@@ -4,8 +4,9 @@ import { constants, crc32, createDeflateRaw, deflateRawSync } from 'node:zlib';
  * A zip file (PKWARE APPNOTE 6.3) made of small parts known in full and one large part streamed, written
  * as it is read: the parts of an Excel workbook.
  *
- * Our own rather than yazl's: yazl computes each entry's CRC-32 in JavaScript (buffer-crc32), which took
- * an eighth of the CPU of a 1,000,000-row Excel export on one core, and it cannot be handed a CRC. Here
+ * Our own rather than yazl's: yazl computes each entry's CRC-32 in JavaScript (buffer-crc32), a sizeable
+ * part of an Excel export's CPU (see docs/performance.md, "Figures behind the code", "Writing Excel
+ * exports"), and it cannot be handed a CRC. Here
  * Node's zlib does both, in native code: `crc32` (Node 20.15) and the deflating, on the thread pool. The
  * layout is yazl's: a streamed entry has flag bit 3, its CRC and sizes in a data descriptor after its
  * data, and ZIP64 records where a size or an offset passes 4 GiB (an export space may hold more than
@@ -24,8 +25,8 @@ export interface ZipPart {
 /** Bytes of deflated output handed on at a time: fewer trips to the thread pool than zlib's 16 KiB. */
 const CHUNK_BYTES = 128 * 1024;
 /**
- * Deflate level 1: 0.28 s of CPU per 100 MB of worksheet here, 9 times smaller; level 6 took twice the time
- * for a quarter fewer bytes.
+ * Deflate level 1: a worksheet's XML shrinks most of the way at level 1, and level 6 costs far more CPU for
+ * little more (see docs/performance.md, "Figures behind the code", "Deflate level of Excel exports").
  */
 const STREAM_DEFLATE = { level: 1, chunkSize: CHUNK_BYTES } as const;
 const MAX32 = 0xffffffff;

@@ -3,7 +3,7 @@ import { DomainError } from '@/core/errors';
 import { EngineLimits, openDuckdb } from '@/engine/duckdb/duckdb-instance';
 import { BUILD_TOO_LARGE, isOutOfMemory } from '@/engine/duckdb/duckdb-errors';
 import { BuiltModel, LocatedError, materialize } from '@/engine/materialize/materialize-models';
-import { ProjectError } from '@/core/project/project-errors';
+import { ProjectError } from '@/core/project-errors';
 import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
 import { Environment, removeDatabaseFiles } from '@/engine/environment/environment';
 import type { EnvironmentManager } from '@/engine/environment/environment-manager';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Env, ExternalConnections } from '@/engine/connections/connection-registry';
 import { renderBuiltSql } from '@/engine/query/model-sql';
-import { quoteIdentifier, quoteString } from '@/engine/sql-text';
+import { quoteIdentifier, quoteString } from '@/engine/sql/sql-text';
 import { parseEngineError, sourcePosition } from '@/engine/check/engine-error-position';
 import type { BuildModel, Project, SeedModel, SourceModel } from '@/core/project/project';
 

@@ -1,7 +1,7 @@
 import type { Env } from '@/engine/connections/connection-registry';
-import { quoteIdentifier } from '@/engine/sql-text';
+import { quoteIdentifier } from '@/engine/sql/sql-text';
 import { Binder } from '@/engine/templating/binder';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { BoundValue } from '@/engine/sql/bound-value';
 import { renderTemplate, statementBody } from '@/engine/templating/sql-renderer';
 import { templateContext } from '@/engine/templating/template-context';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';

@@ -8,7 +8,7 @@ import {
   renderBuiltSql,
   RequestValues,
 } from '@/engine/query/model-sql';
-import { JsonValue, QueryResult, RowWindow, rowObjects } from '@/engine/query/query-result';
+import { JsonValue, QueryResult, RowWindow, rowObjects } from '@/engine/sql/query-result';
 import { DomainError, ModelFailedError } from '@/core/errors';
 import { TemplateRenderError } from '@/engine/templating/sql-renderer';
 import { TemplateUseError } from '@/engine/templating/binder';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { BoundValue } from '@/engine/sql/bound-value';
 
 /** A template used a value in a way that would paste it into SQL text, or read something it may not. */
 export class TemplateUseError extends Error {

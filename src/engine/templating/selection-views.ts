@@ -1,6 +1,6 @@
 import { runtime } from 'nunjucks';
 import { Binder, Bound, RenderedValue, TemplateUseError } from '@/engine/templating/binder';
-import { dateValue, decimalValue } from '@/engine/templating/bound-value';
+import { dateValue, decimalValue } from '@/engine/sql/bound-value';
 import type { OptionValue, SelectionValue } from '@/core/parameters/selection-value';
 
 /**

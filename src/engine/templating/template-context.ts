@@ -1,11 +1,11 @@
 import { runtime } from 'nunjucks';
 import type { Env } from '@/engine/connections/connection-registry';
-import { quoteString } from '@/engine/sql-text';
+import { quoteString } from '@/engine/sql/sql-text';
 import { Binder, TemplateUseError } from '@/engine/templating/binder';
-import type { BoundValue } from '@/engine/templating/bound-value';
+import type { BoundValue } from '@/engine/sql/bound-value';
 import { selectionView, strict } from '@/engine/templating/selection-views';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
-import type { UserField } from '@/core/project/user-fields';
+import type { UserField } from '@/core/user-fields';
 
 /** What a template is rendered for: the values it may read and how `ref()` names a model. */
 export interface TemplateScope {

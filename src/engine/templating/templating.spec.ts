@@ -2,7 +2,7 @@ import { Binder } from '@/engine/templating/binder';
 import { renderTemplate } from '@/engine/templating/sql-renderer';
 import { templateContext } from '@/engine/templating/template-context';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
-import type { UserField } from '@/core/project/user-fields';
+import type { UserField } from '@/core/user-fields';
 
 const ROLE: UserField = { name: 'role', type: 'string', required: false, description: '' };
 

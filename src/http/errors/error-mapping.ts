@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { DomainError, ErrorCode, ModelFailedError, STATUS_OF } from '@/core/errors';
-import { isDiskFull, isUnavailable } from '@/http/errors/unavailable';
+import { isDiskFull, isUnavailable } from '@/runtime/outages';
 import { JSON_TOO_DEEP, MAX_JSON_DEPTH } from '@/http/input/json-depth';
 import { FORM_LIMITS, isPostgresDataException } from '@/http/input/input-limits';
 

@@ -7,8 +7,8 @@ import { bearerChallengeOf } from '@/http/errors/bearer-challenge';
 import { DomainError, ModelFailedError } from '@/core/errors';
 import { renderLegacy } from '@/legacy/errors';
 import { isLegacyPath } from '@/legacy/routes';
-import { JsonLogger } from '@/http/request/json-logger';
-import { requestIdOf } from '@/http/request/request-context';
+import { JsonLogger } from '@/runtime/json-logger';
+import { requestIdOf } from '@/http/request/request-logging';
 import { setSecurityHeaders } from '@/http/security-headers';
 import { HttpReply, sendReply } from '@/http/reply/http-reply';
 

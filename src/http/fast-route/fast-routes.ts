@@ -31,10 +31,10 @@ import {
   preceding,
 } from '@/http/fast-route/fast-route-checks';
 import { replyOf, sendReply } from '@/http/reply/http-reply';
-import { JsonLogger } from '@/http/request/json-logger';
+import { JsonLogger } from '@/runtime/json-logger';
 import { checkUrl } from '@/http/input/input-limits';
 import { HostRule, hostRefusal } from '@/http/request/host-rule';
-import { RequestObserver, requestFinished, serveRequest } from '@/http/request/request-context';
+import { RequestObserver, requestFinished, serveRequest } from '@/http/request/request-logging';
 import { setSecurityHeaders } from '@/http/security-headers';
 
 interface ExpressApp {
@@ -96,8 +96,9 @@ const noNext = (): void => undefined;
 /**
  * Serves the GET routes marked `@FastRoute()` in front of Express' router and middleware. Profiling showed
  * them to be most of a cached dataset read's CPU time (Express' route walk, its request and response
- * objects, Nest's response controller and `res.send`: about 400 µs a request against 200 µs here), so the
- * most frequent request skips them, and nothing else does. It is a port with a contract, checked at start-up:
+ * objects, Nest's response controller and `res.send`; see docs/performance.md, "Figures behind the code",
+ * "Fast routes"), so the most frequent request skips them, and nothing else does. It is a port with a
+ * contract, checked at start-up:
  *
  * - The handler is the controller method, run through Nest's own context machinery (`ExternalContextCreator`,
  *   the one Nest's microservices and GraphQL use): the global and route guards, interceptors, pipes and
@@ -108,7 +109,7 @@ const noNext = (): void => undefined;
  *   `sendReply`, sends here and on Nest's path alike; it takes no `@Req()` or `@Res()`.
  * - What the app's middleware does for every request is done here: the security headers, computed once
  *   (`http/security-headers.ts`), the request id and context, the log line and the metrics under the
- *   route's template (`http/request/request-context.ts`); Express' simple query parser
+ *   route's template (`http/request/request-logging.ts`); Express' simple query parser
  *   (`node:querystring`) and its route parameters (the route's own layer matches the path).
  *
  * Start-up fails, naming the route (method, path, handler) and the reason, on what cannot run here
@@ -272,9 +273,10 @@ export class FastRoutes {
     let match = this.matches.get(path);
     if (match === undefined) {
       match = matchPath(routes, path);
-      // Express' layers run a regex each, the earlier ones included (about 10 µs of CPU a request here). A path
-      // matches the same way every time, so its outcome is kept; a full table starts again (paths are few
-      // in practice; a client inventing paths costs a rematch, not memory).
+      // Express' layers run a regex each, the earlier ones included (see docs/performance.md, "Figures
+      // behind the code", "Fast routes"). A path matches the same way every time, so its outcome is kept; a
+      // full table starts again (paths are few in practice; a client inventing paths costs a rematch, not
+      // memory).
       if (this.matches.size >= MATCHES_MAX) this.matches.clear();
       this.matches.set(path, match);
     }

@@ -14,8 +14,8 @@ export const LINGER_MS = 5_000;
 /**
  * How many bytes of a refused request are read and discarded, at most: 64 times the body limit, so that a
  * client that sends its whole body first (the 32 MB of issue 37 included) still reads the answer. Discarding
- * keeps nothing in memory (each chunk is dropped as it comes) and costs the server 38 ms of CPU for the whole
- * 64 MiB (measured on loopback, five rounds of a raw client writing past the 413). A client that keeps
+ * keeps nothing in memory (each chunk is dropped as it comes) and costs the server little CPU (see
+ * docs/performance.md, "Figures behind the code", "Discarding a refused body"). A client that keeps
  * sending past it is cut, and may see a reset instead of the answer: it sent 64 times the limit unread.
  */
 export const LINGER_BYTES = 64 * 1024 * 1024;

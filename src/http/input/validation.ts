@@ -2,10 +2,11 @@ import { UsePipes, ValidationPipe } from '@nestjs/common';
 import { InvalidRequestError } from '@/core/errors';
 
 /**
- * DTO validation for a controller that takes DTOs (`src/architecture.spec.ts` checks that each does). It is not a global pipe: Nest runs global pipes as async
- * steps on every parameter of every route, and on the cached dataset read (six parameters, none a DTO) that
- * was about a quarter of its CPU time (360 to 430 µs a request with it, 230 to 360 µs without, alternating
- * runs). A controller whose handlers take a class-validator DTO carries this decorator.
+ * DTO validation for a controller that takes DTOs (`src/architecture.spec.ts` checks that each does). It is
+ * not a global pipe: Nest runs global pipes as async steps on every parameter of every route, and on the
+ * cached dataset read (six parameters, none a DTO) that was a large share of its CPU time (see
+ * docs/performance.md, "Figures behind the code", "No global validation pipe"). A controller whose
+ * handlers take a class-validator DTO carries this decorator.
  */
 export const ValidateDtos = (): ClassDecorator & MethodDecorator => UsePipes(validationPipe());
 

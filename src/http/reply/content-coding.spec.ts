@@ -8,10 +8,10 @@ import {
   CHOSEN_MAX,
   codingOf,
   compressible,
-  compressions,
   etagMatches,
   remembered,
 } from '@/http/reply/content-coding';
+import { compressions } from '@/metrics/compressions';
 import { HttpReply, KeptBody, sendReply } from '@/http/reply/http-reply';
 
 describe('codingOf (Accept-Encoding, RFC 9110 §12.5.3)', () => {

@@ -9,22 +9,23 @@ import {
   createGzip,
   gzip,
 } from 'node:zlib';
+import { countCompression } from '@/metrics/compressions';
 
 /** The content codings Drey sends, preferred in this order when `Accept-Encoding` gives them equal quality. */
 export type Coding = 'br' | 'gzip';
 
 /**
- * Brotli first on a tie: measured here on a 1,000-row JSON page (76 KB), quality 4 makes 7.8 KB in 0.7 ms of
- * CPU against gzip level 6's 8.8 KB in 1.1 ms; on a CSV export at the streams' level 1, 3.7× smaller at 2.8M
- * rows/s against gzip's 3.6× at 2.4M.
+ * Brotli first on a tie: at the levels used here it makes smaller bodies than gzip for less CPU, on JSON
+ * pages and CSV streams alike (see docs/performance.md, "Figures behind the code", "Content codings").
  */
 const PREFERRED: Coding[] = ['br', 'gzip'];
 const AVAILABLE = ['br', 'gzip', 'identity'];
 
 /**
- * Bodies smaller are sent plain. Compressing one costs 30–80 µs of CPU here (gzip 6 or brotli 4 on 260 B to
- * 1 KB of JSON), a fifth to a third of a whole cached read, and saves under 1 KB: the response fits the same
- * one or two TCP segments (1,460 B each) either way. It is also the `compression` middleware's default.
+ * Bodies smaller are sent plain. Compressing one costs a sizeable part of a whole cached read (see
+ * docs/performance.md, "Figures behind the code", "Content codings") and saves under 1 KB: the response fits
+ * the same one or two TCP segments (1,460 B each) either way. It is also the `compression` middleware's
+ * default.
  */
 export const COMPRESS_MIN_BYTES = 1024;
 
@@ -150,12 +151,11 @@ export function heldEtag(response: ServerResponse, etag: string): string {
 }
 
 /**
- * How hard to compress. `body`: a body in hand, compressed once and often kept (brotli 4, gzip 6: about 1 ms of
- * CPU for a 76 KB page). `stream`: as fast as it is produced: a 1M-row CSV export must not wait on it;
- * measured on 9 MB of CSV here, brotli 4 and gzip 6 make only 0.57M and 0.65M rows/s against 2.8M and 2.4M at
- * brotli 1 and gzip 1 (3.7× and 3.6× smaller), while DuckDB writes 1.8–2.9M rows/s. `asset`: a documentation
- * file compressed once per process (brotli 9, gzip 9: 255 ms and 56 ms for Swagger UI's 1.6 MB bundle, to
- * 380 KB and 431 KB; brotli 11 would take 3.8 s for 348 KB).
+ * How hard to compress. `body`: a body in hand, compressed once and often kept (brotli 4, gzip 6).
+ * `stream`: as fast as it is produced (brotli 1, gzip 1): a 1M-row CSV export must not wait on it, and the
+ * higher levels fall behind DuckDB's writer. `asset`: a documentation file compressed once per process
+ * (brotli 9, gzip 9; brotli 11 takes seconds for little more). See docs/performance.md, "Figures behind the
+ * code", "Content codings".
  */
 export type Effort = 'body' | 'stream' | 'asset';
 
@@ -174,20 +174,9 @@ function gzipOptions(effort: Effort): ZlibOptions {
   return { level: GZIP_LEVEL[effort] };
 }
 
-/**
- * Compressions made, by coding and effort (a stream counts once), since the process started: the metrics
- * read them (`drey_compressions_total`), which is how a cached compressed read is seen to compress nothing.
- */
-export const compressions = new Map<string, number>();
-
-function counted(coding: Coding, effort: Effort): void {
-  const key = `${coding}:${effort}`;
-  compressions.set(key, (compressions.get(key) ?? 0) + 1);
-}
-
 /** Compresses a body in hand on libuv's thread pool, off the event loop. */
 export function compress(body: string | Buffer, coding: Coding, effort: Effort): Promise<Buffer> {
-  counted(coding, effort);
+  countCompression(coding, effort);
   return new Promise((resolve, reject) => {
     const done = (error: Error | null, result: Buffer) => (error ? reject(error) : resolve(result));
     if (coding === 'br') brotliCompress(body, brotliOptions(effort, Buffer.byteLength(body)), done);
@@ -197,7 +186,7 @@ export function compress(body: string | Buffer, coding: Coding, effort: Effort):
 
 /** A compressing stream for a body written as it is produced. */
 export function compressor(coding: Coding) {
-  counted(coding, 'stream');
+  countCompression(coding, 'stream');
   return coding === 'br'
     ? createBrotliCompress(brotliOptions('stream'))
     : createGzip(gzipOptions('stream'));

@@ -1,7 +1,7 @@
-import { isIP } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import { ForbiddenError } from '@/core/errors';
-import type { JsonLogger } from '@/http/request/json-logger';
+import { isLoopbackHost } from '@/config/loopback';
+import type { JsonLogger } from '@/runtime/json-logger';
 
 /**
  * The `Host` names a service bound to a loopback address answers (DNS rebinding: a page of evil.example
@@ -18,14 +18,6 @@ export interface HostRule {
    * learn).
    */
   listed: string;
-}
-
-/** Whether HOST binds to a loopback address only: then the rule applies (config reads it for ALLOWED_HOSTS). */
-export function isLoopbackHost(host: string): boolean {
-  const address = host.toLowerCase();
-  if (address === 'localhost') return true;
-  if (isIP(address) === 4) return address.startsWith('127.');
-  return address === '::1' || (isIP(address) === 6 && address.startsWith('::ffff:127.'));
 }
 
 /** The loopback names every client of a local service uses (the MCP SDK's `localhostAllowedHostnames`). */

@@ -3,8 +3,8 @@ import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { parseParameterDefinitions } from '@/core/parameters/parse-definitions';
 import { resolveParameters } from '@/core/parameters/resolve-parameters';
 import type { CallerView } from '@/core/parameters/selection-value';
-import { Problems } from '@/core/project/project-errors';
-import type { UserField } from '@/core/project/user-fields';
+import { Problems } from '@/core/project-errors';
+import type { UserField } from '@/core/user-fields';
 
 /** The example project's parameters (`examples/expenses`), in the agreed project.yml format. */
 /** The example project's parameters, in declared order: exactly those ../shared/spec/project-format.md names. */

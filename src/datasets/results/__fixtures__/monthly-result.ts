@@ -1,5 +1,5 @@
 import { schemaFields } from '@/datasets/results/result-shape';
-import type { QueryResult } from '@/engine/query/query-result';
+import type { QueryResult } from '@/engine/sql/query-result';
 
 /** Three months of the example's totals, as the engine returns them: shaped by both layouts' specs. */
 export const MONTHLY_RESULT: QueryResult = {
