@@ -76,7 +76,7 @@ function documentedRoutes(): Route[] {
   expect(start).toBeGreaterThan(0);
   const end = text.indexOf('\n## ', start + 1);
   const section = text.slice(start, end < 0 ? undefined : end);
-  const rows = [...section.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE)` \| `([^`]+)` \|/gm)];
+  const rows = [...section.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE)` +\| `([^`]+)` +\|/gm)];
   return rows.map(([, method, path]) => `${method} ${path}`).sort();
 }
 

@@ -84,7 +84,9 @@ describe('an action whose connection is terminated between its statements', () =
   });
 
   it('a refusal inside a transaction still open around the action is audited outside it', async () => {
-    const { Transactions } = fromDist<typeof TransactionsFile>('database/transactions/transactions');
+    const { Transactions } = fromDist<typeof TransactionsFile>(
+      'database/transactions/transactions',
+    );
     const transactions = t.app.get<TransactionsFile.Transactions>(Transactions);
     // The outer transaction rolls back with the error; the refusal's row must not go with it.
     await expect(
