@@ -38,7 +38,9 @@ export class DatasetResultCache {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Optional() @Inject(SHARED_RESULTS) shared: SharedResults | null,
-    metrics: MetricsService,
+    // Its registry alone: the command line builds this cache without the service's database behind
+    // MetricsService (datasets-reader.ts).
+    @Inject(MetricsService) metrics: Pick<MetricsService, 'registry'>,
     private readonly logger: JsonLogger,
   ) {
     this.cache = new TieredCache(CACHED_RUN_CODEC, shared ?? undefined, {
