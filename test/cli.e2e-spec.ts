@@ -151,6 +151,13 @@ describe('the drey command line, as a process', () => {
       );
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('group_by');
+      // In the same words: the parameter catalog of the results reader refused it, as it does over HTTP.
+      const overHttp = await api.get(
+        `${P}/datasets/expenses_grouped/results?group_by=trans`,
+        employee,
+      );
+      expect(overHttp.status).toBe(400);
+      expect(refused.stderr).toBe(`${(overHttp.body as { message: string }).message}\n`);
     });
 
     it('refuses an unknown user, and a dataset the user may not open', async () => {

@@ -7,7 +7,6 @@ import { throwIfProblems } from '@/engine/check/check-models';
 import { ProjectError, ProjectProblem } from '@/core/project-errors';
 import { readProject } from '@/core/project/project-loader';
 import { checkableProject } from '@/core/project/checkable-project';
-import { requestFromCli } from '@/cli/cli-selections';
 import { compileDataset, CompiledDataset } from '@/engine/compile';
 import type { Env } from '@/engine/connections/connection-registry';
 import type { EngineLimits } from '@/engine/duckdb/duckdb-instance';
@@ -17,20 +16,10 @@ import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
 import type { CallerView } from '@/core/parameters/selection-value';
 import { DatasetSpec, findDataset, Project } from '@/core/project/project';
-import {
-  csvEscapes,
-  csvHeader,
-  csvLine,
-  JsonArrayWriter,
-  jsonRow,
-  tableLines,
-} from '@/cli/row-formats';
-import { CliArgs, TABLE_ROWS } from '@/cli/cli-args';
-import type { Output } from '@/cli/cli-output';
-import { ANONYMOUS, Caller } from '@/core/caller';
-import { callerView, canOpen } from '@/core/project/scope';
-import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import type { UserField } from '@/core/user-fields';
+import type { CliArgs } from '@/cli/cli-args';
+import type { Output } from '@/cli/cli-output';
+import { requestFromCli } from '@/cli/cli-selections';
 
 /** What the commands open the engine with: `DATA_DIR`, the environment, the `ENGINE_*` limits. */
 export interface EngineSetup {
@@ -313,7 +302,7 @@ async function catalogOf(project: Project, options: EngineSetup): Promise<Parame
 }
 
 /** Why `engine` has nothing to run on, and what to do. */
-function noBuild(engine: Engine, options: EngineSetup): string {
+export function noBuild(engine: Engine, options: EngineSetup): string {
   const foreign = engine.environments.foreign;
   if (!foreign) {
     return `${options.dataDir} has no built environment yet: run \`npm run drey -- build\` first`;
@@ -325,7 +314,7 @@ function noBuild(engine: Engine, options: EngineSetup): string {
   );
 }
 
-function datasetOf(project: Project, name: string): DatasetSpec {
+export function datasetOf(project: Project, name: string): DatasetSpec {
   const dataset = findDataset(project, name);
   if (!dataset) {
     throw new Error(
@@ -349,105 +338,4 @@ export async function compile(
   const selections = catalog.selections(dataset.parameters, request, caller);
   const compiled = compileDataset(project, dataset, { selections, caller });
   formatCompiled(compiled).forEach((line) => output.out(line));
-}
-
-/** `run`'s refusal of a dataset the caller may not open, saying how to run it. */
-function checkScope(dataset: DatasetSpec, caller: Caller): void {
-  if (canOpen(dataset.scope, caller)) return;
-  const who =
-    caller.username === null
-      ? 'an anonymous caller'
-      : `"${caller.username}" (not an administrator)`;
-  const needs = dataset.scope === 'private' ? '--as NAME, an administrator' : '--as NAME, any user';
-  throw new Error(
-    `the dataset "${dataset.name}" is ${dataset.scope}: ${who} may not run it (run it ${needs})`,
-  );
-}
-
-/**
- * Runs a dataset on the current build for these selections, validated, defaulted and cascaded as the
- * results endpoint does, for `caller` (anonymous unless `--as`; the dataset's scope applies). csv and json
- * print every row (or `--limit`), streamed a chunk at a time so that memory stays flat whatever the count;
- * a table prints its first rows and says how many it left out.
- */
-export async function run(
-  project: Project,
-  args: CliArgs,
-  options: EngineSetup,
-  output: Output,
-  caller: Caller = ANONYMOUS,
-): Promise<void> {
-  const name = args.dataset ?? '';
-  const dataset = datasetOf(project, name);
-  checkScope(dataset, caller);
-  const view = callerView(caller);
-  const request = requestFromCli(project, dataset.parameters, args.params);
-  const engine = new Engine(project, options);
-  try {
-    if (!(await engine.open())) throw new Error(noBuild(engine, options));
-    const catalog = await buildCatalog(project, (sql) => engine.queryBuilt(sql));
-    const selections = catalog.selections(dataset.parameters, request, view);
-    const compiled = engine.compileDataset(dataset, selections, view);
-    if (args.format === 'table') {
-      await printTable(engine, compiled, args.limit ?? TABLE_ROWS, output);
-    } else {
-      await printExport(engine.streamDataset(compiled), args, output);
-    }
-  } finally {
-    await engine.close();
-  }
-}
-
-async function printTable(
-  engine: Engine,
-  compiled: CompiledDataset,
-  limit: number,
-  output: Output,
-): Promise<void> {
-  const result = await engine.runDataset(compiled, undefined, limit);
-  tableLines(result).forEach((line) => output.out(line));
-  const shown = result.rows.length;
-  if (!result.truncated) {
-    output.out(`(${shown} ${shown === 1 ? 'row' : 'rows'})`);
-    return;
-  }
-  const total = await engine.countDataset(compiled);
-  output.out(
-    `(the first ${shown} of ${total} rows, ${total - shown} left out: --limit ${total} shows them ` +
-      'all, --format csv or json prints every row)',
-  );
-}
-
-/** Every row (or the first `--limit`) as CSV or JSON, printed a chunk at a time as DuckDB yields them. */
-async function printExport(
-  batches: AsyncGenerator<RowBatch>,
-  args: CliArgs,
-  output: Output,
-): Promise<void> {
-  let left = args.limit ?? Infinity;
-  let header = args.format === 'csv';
-  let escape: boolean[] = [];
-  const json = new JsonArrayWriter();
-  // Breaking out of the loop ends the generator, which releases the build it reads.
-  for await (const batch of batches) {
-    const lines: string[] = [];
-    if (header) {
-      lines.push(csvHeader(batch.columns));
-      escape = csvEscapes(batch.columns, args.csvFormulas);
-    }
-    header = false;
-    const rows = Math.min(batch.rowCount, left);
-    for (let row = 0; row < rows; row++) {
-      const values = batch.columns.map((_, column) => batch.value(row, column));
-      if (args.format === 'csv') lines.push(csvLine(values, escape));
-      else lines.push(...json.add(jsonRow(batch.columns, values)));
-    }
-    batch.release();
-    left -= rows;
-    // One write per chunk (up to 2048 rows), not per row.
-    if (lines.length > 0) output.out(lines.join('\n'));
-    await output.drained?.();
-    if (left <= 0) break;
-  }
-  if (args.format === 'json') output.out(json.end().join('\n'));
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { CliArgs, EXIT, helpText, isUsersCommand, parseArgs, UsageError } from '@/cli/cli-args';
 import type { CliOutput } from '@/cli/cli-output';
-import { build, compile, EngineSetup, InterruptedError, run, validate } from '@/cli/cli-commands';
+import { build, compile, EngineSetup, InterruptedError, validate } from '@/cli/cli-commands';
 import { AppConfig, loadConfig } from '@/config/config';
 import { withProjectDataDir } from '@/config/data-dir';
 import { loadEnvFile } from '@/config/env-file';
@@ -11,8 +11,9 @@ import { SERVICE_VERSION } from '@/config/service-version';
 
 /**
  * The command line for project authors and operators: `npm run drey -- <command>` (`--help` lists them).
- * It uses the loader and the engine directly, without Nest, Redis or a server; only `users` and `run --as`
- * open the service's database. Returns the exit code ({@link EXIT}).
+ * It uses the loader and the engine directly, without Nest's container, Redis or a server; `run` reads through
+ * the service's results reader, built from its constructors (datasets-reader.ts). Only `users` and
+ * `run --as` open the service's database. Returns the exit code ({@link EXIT}).
  */
 export async function main(argv: readonly string[], given: Env, output: CliOutput) {
   try {
@@ -105,10 +106,14 @@ async function projectCommand(
     case 'compile':
       return compile(project, args, options, output);
     case 'run': {
-      if (args.as === null) return run(project, args, options, output);
+      // Loaded only here, as `mcp` is: the results reader brings Nest's decorators, which the other
+      // commands need not.
+      const { run } = await import('./run-command');
+      if (args.as === null) return run(project, args, config, options, output);
       // Loaded only here, as the users commands are: the database layer is needed for --as alone.
       const { callerOf } = await import('./service-database');
-      return run(project, args, options, output, await callerOf(config, project, args.as, output));
+      const caller = await callerOf(config, project, args.as, output);
+      return run(project, args, config, options, output, caller);
     }
     case 'help':
     case 'version':

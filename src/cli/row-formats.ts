@@ -14,7 +14,10 @@ function csvField(text: string): string {
 }
 
 /** Columns padded to their widest cell; numbers right-aligned. */
-export function tableLines(result: Pick<QueryResult, 'columns' | 'rows'>): string[] {
+export function tableLines(result: {
+  columns: readonly Pick<ResultColumn, 'name' | 'type'>[];
+  rows: readonly (readonly JsonValue[])[];
+}): string[] {
   const header = result.columns.map((column) => column.name);
   const cells = result.rows.map((row) => row.map((value) => cellText(value, 'NULL')));
   const numeric = result.columns.map((column) =>
