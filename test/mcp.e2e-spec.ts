@@ -389,6 +389,34 @@ describe('the MCP server', () => {
       expect(reply.status).toBe(405);
     });
 
+    it('answers a 2025-era request in one JSON body, and over SSE when it asks for progress', async () => {
+      const call = (meta?: object) =>
+        fetch(`${t.url}${P}/mcp`, {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 3,
+            method: 'tools/call',
+            params: {
+              name: 'catalog',
+              arguments: {},
+              ...(meta && { _meta: meta }),
+            },
+          }),
+        });
+      const json = await call();
+      expect(json.status).toBe(200);
+      expect(json.headers.get('content-type')).toMatch(/^application\/json/);
+      const answer = (await json.json()) as { id: number; result: { isError?: boolean } };
+      expect(answer.id).toBe(3);
+      expect(answer.result.isError).toBeFalsy();
+      const streamed = await call({ progressToken: 'p1' });
+      expect(streamed.status).toBe(200);
+      expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(await streamed.text()).toContain('"id":3');
+    });
+
     it('audits every call with the caller, tool, item and selections, and counts it in /metrics', async () => {
       const client = await connectMcp('v2-modern', `${t.url}${P}/mcp`, manager);
       await client.callTool('dataset_rows', {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Caller } from '@/core/caller';
@@ -14,15 +15,16 @@ import { McpProtectedResource } from '@/mcp/mcp-protected-resource';
  * The MCP server's Streamable HTTP face, behind McpController: the request has been through the
  * application's middleware (request id, log line, metrics, body limits, JSON depth) and its guards (the
  * caller: a Drey token, an OIDC token, trusted headers or nobody) and the `Host` rule of every route
- * (http/request/host-rule.ts); here its `Origin` is checked (mcp-origin.ts) and it is handed to the SDK's
- * handler with its parsed body and the caller.
+ * (http/request/host-rule.ts); here its `Origin` is checked (mcp-origin.ts) and it is handed to the SDK
+ * with its parsed body and the caller: a 2025-era POST to the SDK's Streamable HTTP transport answering in
+ * JSON ({@link answerInJson}), anything else to the SDK's handler.
  */
 @Injectable()
 export class McpHttp {
   private readonly node: ReturnType<typeof toNodeHandler>;
 
   constructor(
-    mcp: McpService,
+    private readonly mcp: McpService,
     private readonly resource: McpProtectedResource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -42,9 +44,75 @@ export class McpHttp {
         'Sign in through the identity provider that resource_metadata (WWW-Authenticate) names, then send Authorization: Bearer <token>',
       );
     }
+    const address = clientAddress(request);
     const node = request as Request & { auth?: AuthInfo };
-    node.auth = McpService.authInfo(caller, clientAddress(request));
+    node.auth = McpService.authInfo(caller, address);
     // Express' JSON parser has read the body (within BODY_LIMIT_BYTES and the JSON depth bound).
-    await this.node(node, response, request.body as unknown);
+    const body = request.body as unknown;
+    if (answersInJson(request, body)) {
+      await this.answerInJson(caller, address, node, response, body);
+      return;
+    }
+    await this.node(node, response, body);
   }
+
+  /**
+   * A 2025-era POST, served as the SDK's stateless fallback serves it (a server of its own on a Streamable
+   * HTTP transport without sessions) but on the SDK's Node transport, which takes the parsed body, and with
+   * `enableJsonResponse`: the answer is one `application/json` body, as the transport allows, rather than an
+   * SSE stream of one event. The stream, its web conversions and the request rebuilt for the SDK's handler
+   * were most of what a call cost beyond the read (docs/performance.md). No tool sends anything before its
+   * result (progress, logging, a request to the client), so nothing is dropped; a request that asks for
+   * progress goes to the SDK's handler anyway (answersInJson).
+   */
+  private async answerInJson(
+    caller: Caller,
+    address: string,
+    request: Request & { auth?: AuthInfo },
+    response: Response,
+    body: unknown,
+  ): Promise<void> {
+    const server = await this.mcp.serverFor(caller, undefined, address);
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      await transport.handleRequest(request, response, body);
+    } finally {
+      // Closing the server closes its transport; the answer has been written.
+      server.close().catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * Whether a POST is 2025-era traffic, by the SDK's own classification (`classifyInboundRequest`, the step
+ * its handler routes by), whose messages ask for no progress (`_meta.progressToken`), which one JSON
+ * answer could not carry. Its Content-Type and Accept are the transport's to check.
+ */
+function answersInJson(request: Request, body: unknown): boolean {
+  if (request.method !== 'POST' || body === undefined) return false;
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  if (messages.some(asksForProgress)) return false;
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: request.get('mcp-protocol-version'),
+    mcpMethodHeader: request.get('mcp-method'),
+    mcpNameHeader: request.get('mcp-name'),
+    body,
+  });
+  return outcome.kind === 'legacy';
+}
+
+function asksForProgress(message: unknown): boolean {
+  const params = objectOf(objectOf(message).params);
+  return objectOf(params._meta).progressToken !== undefined;
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }

@@ -93,6 +93,8 @@ class WatchedMcpServer extends McpServer {
  * administrators, query-models as tools (`mcp-tools.ts`), for one caller at a time. Stateless: the SDK's
  * handler builds a server per HTTP request (per connection over stdio) from {@link serverFor}, for clients
  * of the 2026-07-28 revision and, through its stateless fallback, of the 2025 ones, so any replica answers.
+ * A 2025-era POST that asks for no progress is served by McpHttp instead, from the same {@link serverFor},
+ * on the SDK's transport answering in one JSON body (mcp-http.ts, answerInJson).
  */
 @Injectable()
 export class McpService implements OnModuleDestroy {
