@@ -30,7 +30,7 @@ import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.s
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
 import { findItem } from '@/core/project/items';
-import { DatasetSpec, Project, findModel } from '@/core/project/project';
+import { DatasetSpec, findModel } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
 /** A read checked against the dataset's scope, with its selections validated and canonical. */
@@ -105,11 +105,6 @@ type Summary = CachedRun & { answer: Answer };
  */
 @Injectable()
 export class DatasetsService {
-  /** The project being served now (a build may replace it): read per use, never kept. */
-  private get project(): Project {
-    return this.served.current;
-  }
-
   constructor(
     private readonly engine: Engine,
     private readonly parameters: ParameterCatalogService,
@@ -163,7 +158,7 @@ export class DatasetsService {
     request: ParameterRequest,
     address: string | undefined,
   ): Promise<ResultRead & { owner: string }> {
-    const dataset = findItem(this.project, 'dataset', name, caller);
+    const dataset = findItem(this.served.current, 'dataset', name, caller);
     requireScope(dataset.scope, caller, `the dataset "${dataset.name}"`);
     const catalog = await this.parameters.catalog();
     const view = callerView(caller);
@@ -402,6 +397,6 @@ export class DatasetsService {
   }
 
   private fieldsOf(dataset: DatasetSpec, result: QueryResult): SchemaField[] {
-    return schemaFields(result, findModel(this.project, dataset.model)?.columns);
+    return schemaFields(result, findModel(this.served.current, dataset.model)?.columns);
   }
 }
