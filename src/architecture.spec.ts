@@ -90,6 +90,7 @@ const SUBFLOORS: Record<string, string[][]> = {
     // What answers a request: the error filter and the fast route.
     ['errors', 'fast-route'],
   ],
+  admin: [['dto'], ['.']],
   audit: [['dto'], ['.']],
   auth: [['dto', 'sso'], ['.']],
   dashboards: [['template'], ['render'], ['.']],

@@ -13,6 +13,8 @@ import type { DatasetResult } from '@/datasets/results/result-shape';
 import { InvalidRequestError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { queryModelsFromBody, queryModelsFromQuery } from '@/admin/query-models.request';
+import { QueryModelsBodyDto } from '@/admin/dto/query-models-body.dto';
+import { ValidateDtos } from '@/http/input/validation';
 
 @ApiTags('admin')
 @ApiProjectPath()
@@ -77,6 +79,7 @@ export class AdminController {
    * memory limit: 400 `query_too_large`.
    */
   @Post('query-models')
+  @ValidateDtos('ignore')
   @HttpCode(200)
   @ApiJson('DatasetResult', 'The query result')
   @ApiErrors(...BODY_ERRORS)
@@ -97,7 +100,7 @@ export class AdminController {
   queryModelsPost(
     @CurrentAdmin() caller: AdminCaller,
     @Query() query: Record<string, string | string[] | undefined>,
-    @Body() body: unknown,
+    @Body() body: QueryModelsBodyDto,
     @Req() request: Request,
   ): Promise<DatasetResult> {
     const json = request.is('application/json') !== false;
@@ -106,7 +109,9 @@ export class AdminController {
       return this.queryModels.query(caller, queryModelsFromBody(body, maxRows));
     }
     // Both forms at once: the body was silently ignored (the fuzzer's x_limit above the maximum passed).
-    if (json && typeof body === 'object' && body !== null && Object.keys(body).length > 0) {
+    // The body as sent: the DTO has dropped the keys it does not declare.
+    const sent: unknown = request.body;
+    if (json && typeof sent === 'object' && sent !== null && Object.keys(sent).length > 0) {
       throw new InvalidRequestError(
         'Send the query either in the query string (x_sql_query) or as a JSON body (sql_query), not both',
       );

@@ -1,12 +1,11 @@
-import { InvalidRequestError } from '@/core/errors';
 import { parseResultOptions } from '@/datasets/results/result-options';
 import {
   RawQuery,
-  checkJsonBuiltins,
   parseBodySelections,
   parseQuerySelections,
 } from '@/core/parameters/selection-request';
 import { QueryModelsRequest, checkSql } from '@/admin/query-models.service';
+import type { QueryModelsBodyDto } from '@/admin/dto/query-models-body.dto';
 
 /**
  * The query-string form of query-models: `x_sql_query` with x_orientation, x_select, x_limit, x_offset
@@ -19,15 +18,14 @@ export function queryModelsFromQuery(query: RawQuery, maxRows: number): QueryMod
   return { sql, selections: request, options: parseResultOptions(request.builtins, maxRows) };
 }
 
-/** The JSON form: `sql_query` and `parameters`, plus the built-ins at the top level. */
-export function queryModelsFromBody(body: unknown, maxRows: number): QueryModelsRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new InvalidRequestError('The body must be a JSON object with sql_query');
-  }
-  const { sql_query: raw, parameters = {}, ...builtins } = body as Record<string, unknown>;
-  checkJsonBuiltins(builtins);
+/**
+ * The JSON form: `sql_query` and `parameters`, plus the built-ins at the top level, their JSON types checked
+ * by {@link QueryModelsBodyDto}; the selections in `parameters` are the parameters domain's to read.
+ */
+export function queryModelsFromBody(body: QueryModelsBodyDto, maxRows: number): QueryModelsRequest {
+  const { sql_query, parameters, ...builtins } = body;
   const selections = parseBodySelections(parameters);
-  const sql = checkSql(raw);
+  const sql = checkSql(sql_query);
   const options = parseResultOptions({ ...selections.builtins, ...builtins }, maxRows);
   return { sql, selections, options };
 }

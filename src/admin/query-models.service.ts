@@ -8,6 +8,7 @@ import { DatasetResult, schemaFields, shapeResult } from '@/datasets/results/res
 import { Engine } from '@/engine/engine';
 import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
+import { SQL_REQUIRED } from '@/admin/dto/query-models-body.dto';
 
 const MAX_SQL = 100_000;
 
@@ -24,9 +25,7 @@ export interface QueryModelsRequest {
 /** `sql` as a query-models request takes it: a string, not blank, of at most 100,000 characters. */
 export function checkSql(sql: unknown): string {
   if (typeof sql !== 'string' || sql.trim() === '') {
-    throw new InvalidRequestError(
-      'The SQL query is required (x_sql_query, or sql_query in a JSON body)',
-    );
+    throw new InvalidRequestError(SQL_REQUIRED);
   }
   if (sql.length > MAX_SQL)
     throw new InvalidRequestError(`The SQL query is longer than ${MAX_SQL} characters`);

@@ -17,7 +17,7 @@ import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 import type { DatasetSpec, Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { standaloneReader } from '@/datasets/datasets-reader';
-import type { DatasetRows } from '@/datasets/datasets.service';
+import type { DatasetRows } from '@/datasets/result-read';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
 import { Engine } from '@/engine/engine';
 import { JsonLogger } from '@/runtime/json-logger';

@@ -17,7 +17,9 @@ import {
   chooseFormat,
 } from '@/datasets/results/stream-formats';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
-import { DatasetsService, KeyedRead, ResultRead } from '@/datasets/datasets.service';
+import { DatasetsService } from '@/datasets/datasets.service';
+import { DatasetExports } from '@/datasets/dataset-exports';
+import type { KeyedRead, ResultRead } from '@/datasets/result-read';
 
 /**
  * How a result is answered: `paged` reads the request's x_* built-ins (x_orientation, x_select, x_limit,
@@ -48,6 +50,7 @@ export interface ReplyWants {
 export class DatasetReplies {
   constructor(
     private readonly datasets: DatasetsService,
+    private readonly exports: DatasetExports,
     private readonly cache: DatasetResultCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -81,7 +84,7 @@ export class DatasetReplies {
         kind: 'stream',
         contentType: CONTENT_TYPES[format],
         filename: `${read.dataset.name}.${EXTENSIONS[format]}`,
-        chunks: this.datasets.exportChunks(read, format, select, csvFormulas),
+        chunks: this.exports.chunks(read, format, select, csvFormulas),
       });
     }
     const options = this.jsonOptions(request, wants.shape);

@@ -4,13 +4,14 @@ import { DatasetsLegacyController } from '@/datasets/datasets.legacy.controller'
 import { DatasetsController } from '@/datasets/datasets.controller';
 import { DatasetsService } from '@/datasets/datasets.service';
 import { DatasetReplies } from '@/datasets/dataset-replies';
+import { DatasetExports } from '@/datasets/dataset-exports';
 import { MetricsModule } from '@/metrics/metrics.module';
 import { ParameterCatalogModule } from '@/parameter-catalog/parameter-catalog.module';
 
 @Module({
   imports: [MetricsModule, ParameterCatalogModule],
   controllers: [DatasetsController, DatasetsLegacyController],
-  providers: [DatasetResultCache, DatasetsService, DatasetReplies],
+  providers: [DatasetResultCache, DatasetsService, DatasetExports, DatasetReplies],
   exports: [DatasetsService],
 })
 export class DatasetsModule {}

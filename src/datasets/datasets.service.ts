@@ -14,14 +14,11 @@ import {
   storeKey,
 } from '@/datasets/results/result-keys';
 import {
-  HeldRows,
   SchemaField,
   checkSelect,
   schemaFields,
   shapeResult,
 } from '@/datasets/results/result-shape';
-import { encodeRows } from '@/datasets/results/result-streams';
-import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
 import type { CompiledDataset } from '@/engine/compile';
 import { Engine } from '@/engine/engine';
 import type { Environment } from '@/engine/environment/environment';
@@ -32,59 +29,14 @@ import type { CallerView, SelectionValues } from '@/core/parameters/selection-va
 import { findItem } from '@/core/project/items';
 import { DatasetSpec, findModel } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
-
-/** A read checked against the dataset's scope, with its selections validated and canonical. */
-export interface ResultRead {
-  dataset: DatasetSpec;
-  selections: SelectionValues;
-  view: CallerView;
-  /**
-   * The dataset's statement for these selections, compiled at the first call and reused by every query
-   * of the read (its first rows, count, page or export); a read answered from the cache compiles nothing.
-   */
-  compiled: () => CompiledDataset;
-  /**
-   * Whose slots its uncached queries and exports take (see CallerSlots); null for a dashboard's read,
-   * which runs within the slot of its render.
-   */
-  owner: string | null;
-}
-
-/** What keys a read on a build (see {@link resultKeyText}). */
-export interface ResultKey {
-  buildId: string;
-  keyText: string;
-  /** False for results that must not be reused (see {@link Engine.datasetReads}). */
-  cacheable: boolean;
-}
-
-/** A read keyed on the build it is served from, whose environment the caller holds. */
-export interface KeyedRead extends ResultRead, ResultKey {
-  environment: Environment;
-}
-
-/**
- * The rows a window asks of a result, as the cache gave them: `run` holds the whole result when it is kept
- * whole, else that page of it, and `held` says which rows it holds (undefined: the whole result).
- */
-export interface ResultPage {
-  run: CachedRun;
-  held?: HeldRows;
-}
-
-/** Which rows and columns of a result a caller reads. */
-export interface RowsWanted extends RowWindow {
-  /** Column names to keep, in the order asked; empty keeps every column. */
-  columns: string[];
-}
-
-/** A dataset's rows for a caller and a selection: the columns read, the window's rows and the total. */
-export interface DatasetRows {
-  columns: SchemaField[];
-  rows: JsonValue[][];
-  /** Rows of the whole result, before the window. */
-  total: number;
-}
+import type {
+  DatasetRows,
+  KeyedRead,
+  ResultKey,
+  ResultPage,
+  ResultRead,
+  RowsWanted,
+} from '@/datasets/result-read';
 
 /**
  * Results of up to this many rows are read in one query and kept whole, so that any page of them is cut
@@ -98,10 +50,10 @@ type Summary = CachedRun & { answer: Answer };
 
 /**
  * The results reader: a dataset's rows, columns and totals for a caller and a selection, from the results
- * cache (one query shared by every identical read running at the time) or the engine, and its exports'
- * chunks. It speaks rows, never HTTP: the HTTP replies (bytes, ETags, 304s, compression, streaming) are
- * made beside the controllers (dataset-replies.ts); MCP and dashboards read rows here. Whose query slots a
- * read takes is an argument (the caller's address), not read from the request being served.
+ * cache (one query shared by every identical read running at the time) or the engine; its exports are
+ * DatasetExports'. It speaks rows, never HTTP: the HTTP replies (bytes, ETags, 304s, compression,
+ * streaming) are made beside the controllers (dataset-replies.ts); MCP and dashboards read rows here. Whose
+ * query slots a read takes is an argument (the caller's address), not read from the request being served.
  */
 @Injectable()
 export class DatasetsService {
@@ -115,7 +67,7 @@ export class DatasetsService {
     this.slots = new CallerSlots(config.callerSlots);
   }
 
-  /** Uncached queries and exports running per caller (a cached answer takes none). */
+  /** Uncached queries running per caller (a cached answer takes none). */
   private readonly slots: CallerSlots;
 
   /**
@@ -365,35 +317,6 @@ export class DatasetsService {
       keyed.cacheable,
     );
     return { ...value, answer };
-  }
-
-  /**
-   * An export's chunks: written by DuckDB's own writers ({@link Engine.exportDataset}), or, for a dataset
-   * on an external connection, CSV or NDJSON encoded from its rows, in the columns `select` names. The
-   * caller's export slot is taken when the first chunk is read (a refusal is thrown then, and so is a
-   * failure while writing) and held until the last one is read or the reader stops.
-   */
-  exportChunks(
-    read: ResultRead & { owner: string },
-    format: ExportFormat,
-    select: string[],
-    csvFormulas: CsvFormulas,
-  ): AsyncIterable<Uint8Array | string> {
-    const { dataset } = read;
-    const compiled = read.compiled();
-    const fromRows =
-      compiled.target.kind === 'connection' && (format === 'csv' || format === 'ndjson');
-    const chunks = fromRows
-      ? encodeRows(this.cache.stream(dataset.name, this.engine.streamDataset(compiled)), format, {
-          select,
-          offset: 0,
-          limit: Number.POSITIVE_INFINITY,
-          csvFormulas,
-        })
-      : this.cache.exported(dataset.name, () =>
-          this.engine.exportDataset(compiled, { format, select, name: dataset.name, csvFormulas }),
-        );
-    return this.slots.stream('export', read.owner, chunks);
   }
 
   private fieldsOf(dataset: DatasetSpec, result: QueryResult): SchemaField[] {

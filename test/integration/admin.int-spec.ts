@@ -161,6 +161,51 @@ describe('administration', () => {
     });
   });
 
+  describe('the JSON body of query-models', () => {
+    const post = (body: unknown) =>
+      t
+        .http()
+        .post(`${P}/query-models`)
+        .auth(t.token('admin'), { type: 'bearer' })
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(body));
+    const refused = (message: string) => [400, currentError(400, 'invalid_request', message)];
+
+    it('refuses a missing or non-string sql_query, and built-ins of the wrong JSON type, naming them', async () => {
+      const required = 'The SQL query is required (x_sql_query, or sql_query in a JSON body)';
+      for (const body of [{}, { sql_query: null }, { sql_query: 5 }, { sql_query: '  ' }]) {
+        const reply = await post(body);
+        expect([reply.status, reply.body]).toEqual(refused(required));
+      }
+      const cases: [Record<string, unknown>, string][] = [
+        [{ x_limit: 1.5 }, 'x_limit must be a whole number in a JSON body'],
+        [{ x_offset: '2' }, 'x_offset must be a whole number in a JSON body'],
+        [{ x_select: 'id' }, 'x_select must be an array of column names in a JSON body'],
+        [{ x_select: ['id', 1] }, 'x_select must be an array of column names in a JSON body'],
+        [{ x_orientation: 1 }, 'x_orientation must be a string in a JSON body'],
+        [{ x_parent_param: true }, 'x_parent_param must be a string in a JSON body'],
+        [{ x_verify_params: 'yes' }, 'x_verify_params must be true or false in a JSON body'],
+        [{ parameters: [] }, 'The body must be a JSON object of parameter selections'],
+        [{ x_orientation: 'sideways' }, 'x_orientation must be one of records, rows, columns'],
+      ];
+      for (const [fields, message] of cases) {
+        const reply = await post({ sql_query: 'SELECT 1 AS one', ...fields });
+        expect([reply.status, reply.body]).toEqual(refused(message));
+      }
+    });
+
+    it('ignores keys it does not know and takes null as not given, as it always has', async () => {
+      const reply = await post({
+        sql_query: 'SELECT 1 AS one',
+        parameters: null,
+        x_limit: null,
+        x_orientation: 'rows',
+        something_else: { a: 1 },
+      });
+      expect([reply.status, reply.body.data]).toEqual([200, [[1]]]);
+    });
+  });
+
   describe('the audit log', () => {
     it('lists the events of one actor and action', async () => {
       const reply = await t

@@ -1,5 +1,6 @@
 import type * as CallerFile from '@/core/caller';
 import type * as DatasetsServiceFile from '@/datasets/datasets.service';
+import type * as DatasetExportsFile from '@/datasets/dataset-exports';
 import type * as EngineFile from '@/engine/engine';
 import type * as RequestScopeFile from '@/runtime/request-scope';
 import type * as SelectionRequestFile from '@/core/parameters/selection-request';
@@ -14,6 +15,7 @@ import { fromDist, useApp } from './bootstrap';
 describe('the results reader', () => {
   const t = useApp({ env: { CALLER_MAX_EXPORTS: '1' } });
   const { DatasetsService } = fromDist<typeof DatasetsServiceFile>('datasets/datasets.service');
+  const { DatasetExports } = fromDist<typeof DatasetExportsFile>('datasets/dataset-exports');
   const { Engine } = fromDist<typeof EngineFile>('engine/engine');
   const { ANONYMOUS } = fromDist<typeof CallerFile>('core/caller');
   const { currentRequest } = fromDist<typeof RequestScopeFile>('runtime/request-scope');
@@ -92,7 +94,7 @@ describe('the results reader', () => {
         parseBodySelections({}),
         address,
       );
-      return reader().exportChunks(read, 'csv', [], 'escaped')[Symbol.asyncIterator]();
+      return t.app.get(DatasetExports).chunks(read, 'csv', [], 'escaped')[Symbol.asyncIterator]();
     };
     const held = await exportOf('203.0.113.8');
     const started: IteratorResult<unknown> = await held.next();
