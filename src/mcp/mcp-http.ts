@@ -6,6 +6,7 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Caller } from '@/core/caller';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
+import { isRecord } from '@/core/parameters/parameter-definition';
 import { McpService } from '@/mcp/mcp.service';
 import { clientAddress } from '@/http/request/client-address';
 import { refusedCaller } from '@/mcp/mcp-origin';
@@ -112,7 +113,5 @@ function asksForProgress(message: unknown): boolean {
 }
 
 function objectOf(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isRecord(value) ? value : {};
 }
