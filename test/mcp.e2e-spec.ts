@@ -417,6 +417,67 @@ describe('the MCP server', () => {
       expect(await streamed.text()).toContain('"id":3');
     });
 
+    it('answers 2025-era calls of several callers at once, each as its own caller, audited under its name', async () => {
+      // Plain calls are served by servers kept per caller view (McpService.answer): a kept server must
+      // never answer one caller with another's rights, nor audit one caller's call under another name.
+      const callers = [
+        { token: admin, actor: 'admin', allowed: true },
+        { token: manager, actor: 'mgr', allowed: false },
+        { token: employee, actor: 'emp', allowed: false },
+        { token: undefined, actor: null, allowed: false },
+      ];
+      const before = await api.get(`${P}/audit?action=mcp_tool_call&limit=1000`, admin);
+      const calls = Array.from({ length: 24 }, (_, index) => callers[index % callers.length]);
+      const answers = await Promise.all(
+        calls.map(async ({ token }, index) => {
+          const reply = await fetch(`${t.url}${P}/mcp`, {
+            method: 'POST',
+            headers: {
+              ...headers,
+              'Content-Type': 'application/json',
+              ...(token && { Authorization: `Bearer ${token}` }),
+            },
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: {
+                name: 'dataset_rows',
+                arguments: { dataset: 'expense_transactions', limit: 1, offset: index },
+              },
+            }),
+          });
+          expect(reply.status).toBe(200);
+          expect(reply.headers.get('content-type')).toBe('application/json');
+          return (await reply.json()) as {
+            id: number;
+            result: { isError?: boolean; structuredContent?: { offset: number } };
+          };
+        }),
+      );
+      answers.forEach((answer, index) => {
+        expect(answer.id).toBe(1);
+        if (calls[index].allowed) {
+          expect(answer.result.isError).toBeFalsy();
+          expect(answer.result.structuredContent?.offset).toBe(index);
+        } else {
+          expect(answer.result.isError).toBe(true);
+        }
+      });
+      const after = await api.get(`${P}/audit?action=mcp_tool_call&limit=1000`, admin);
+      const added = (after.body.events as { actor: string | null; outcome: string }[]).slice(
+        0,
+        after.body.events.length - before.body.events.length,
+      );
+      for (const { actor, allowed } of callers) {
+        const theirs = added.filter((event) => event.actor === actor);
+        expect(theirs).toHaveLength(calls.length / callers.length);
+        expect(theirs.every((event) => event.outcome === (allowed ? 'success' : 'failure'))).toBe(
+          true,
+        );
+      }
+    });
+
     it('audits every call with the caller, tool, item and selections, and counts it in /metrics', async () => {
       const client = await connectMcp('v2-modern', `${t.url}${P}/mcp`, manager);
       await client.callTool('dataset_rows', {

@@ -1,8 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { classifyInboundRequest } from '@modelcontextprotocol/server';
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import {
+  SUPPORTED_PROTOCOL_VERSIONS,
+  classifyInboundRequest,
+  isInitializeRequest,
+  isJSONRPCRequest,
+  isJsonContentType,
+  parseJSONRPCMessage,
+} from '@modelcontextprotocol/server';
+import type { AuthInfo, JSONRPCRequest } from '@modelcontextprotocol/server';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Caller } from '@/core/caller';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
@@ -17,8 +24,9 @@ import { McpProtectedResource } from '@/mcp/mcp-protected-resource';
  * application's middleware (request id, log line, metrics, body limits, JSON depth) and its guards (the
  * caller: a Drey token, an OIDC token, trusted headers or nobody) and the `Host` rule of every route
  * (http/request/host-rule.ts); here its `Origin` is checked (mcp-origin.ts) and it is handed to the SDK
- * with its parsed body and the caller: a 2025-era POST to the SDK's Streamable HTTP transport answering in
- * JSON ({@link answerInJson}), anything else to the SDK's handler.
+ * with its parsed body and the caller: a plain 2025-era call to a server kept for the caller's view
+ * ({@link plainCall}, McpService.answer), another 2025-era POST to the SDK's Streamable HTTP transport
+ * answering in JSON ({@link answerInJson}), anything else to the SDK's handler.
  */
 @Injectable()
 export class McpHttp {
@@ -51,6 +59,14 @@ export class McpHttp {
     // Express' JSON parser has read the body (within BODY_LIMIT_BYTES and the JSON depth bound).
     const body = request.body as unknown;
     if (answersInJson(request, body)) {
+      const plain = plainCall(request, body);
+      if (plain !== undefined) {
+        const answer = JSON.stringify(await this.mcp.answer(caller, address, plain));
+        // As the SDK's transport answers in JSON (`Response.json`): 200, application/json.
+        response.status(200).setHeader('Content-Type', 'application/json');
+        response.end(answer);
+        return;
+      }
       await this.answerInJson(caller, address, node, response, body);
       return;
     }
@@ -105,6 +121,33 @@ function answersInJson(request: Request, body: unknown): boolean {
     body,
   });
   return outcome.kind === 'legacy';
+}
+
+/**
+ * A 2025-era POST (answersInJson) that the SDK's Streamable HTTP transport would deliver as it is, with
+ * no answer of its own, by the transport's own tests in its own order (`handlePostRequest`): both media
+ * types accepted, a JSON body, one JSON-RPC message (its schema, `parseJSONRPCMessage`), a request that is
+ * not `initialize` (a server kept for others must not keep a client's capabilities), of a protocol version
+ * the server supports when the header names one. Its parsed message, or undefined: anything else (a
+ * batch, a notification, `initialize`, a header the transport refuses) is the transport's to answer.
+ */
+function plainCall(request: Request, body: unknown): JSONRPCRequest | undefined {
+  if (Array.isArray(body)) return undefined;
+  const accept = request.get('accept');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
+    return undefined;
+  }
+  if (!isJsonContentType(request.get('content-type') ?? null)) return undefined;
+  let message: unknown;
+  try {
+    message = parseJSONRPCMessage(body);
+  } catch {
+    return undefined;
+  }
+  if (!isJSONRPCRequest(message) || isInitializeRequest(message)) return undefined;
+  const version = request.get('mcp-protocol-version');
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  return message;
 }
 
 function asksForProgress(message: unknown): boolean {

@@ -8,16 +8,36 @@ import { selectionSchema } from '@/mcp/mcp-schemas';
 
 type Cell = unknown;
 
+/** What a cell may not hold as it is: it stays on its line and in its column. */
+const OUT_OF_PLACE = /[\r\n|]/;
+
 function cellText(value: Cell): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  // A cell stays on its line and in its column.
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' && Number.isFinite(value)
+        ? String(value)
+        : JSON.stringify(value);
+  // Most cells hold none of these: tested once, rather than copied by two replacements.
+  if (!OUT_OF_PLACE.test(text)) return text;
   return text.replace(/[\r\n]+/g, ' ').replace(/\|/g, '\\|');
 }
 
-/** A page of rows as a table: the column names, then a line per row, cells separated by ` | `. */
+/**
+ * A page of rows as a table: the column names, then a line per row, cells separated by ` | `. Built by
+ * appending, with no array per row: it is made for every page an assistant reads.
+ */
 export function rowsTable(columns: string[], rows: Cell[][]): string {
-  return [columns.join(' | '), ...rows.map((row) => row.map(cellText).join(' | '))].join('\n');
+  let text = columns.join(' | ');
+  for (const row of rows) {
+    text += '\n';
+    for (let index = 0; index < row.length; index++) {
+      if (index > 0) text += ' | ';
+      text += cellText(row[index]);
+    }
+  }
+  return text;
 }
 
 /** Which rows a page holds, how many were left out, and how to read the next page. */

@@ -1,9 +1,11 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import {
+  AuthInfo,
   CallToolResult,
   Implementation,
+  JSONRPCMessage,
+  JSONRPCRequest,
   McpHttpHandler,
-  McpRequestContext,
   McpServer,
   McpServerOptions,
   ServerContext,
@@ -36,11 +38,21 @@ import {
 import { McpTools, callSubject } from '@/mcp/mcp-tools';
 import { checkArguments } from '@/mcp/mcp-arguments';
 import { SdkRefusal, ToolCallWatch } from '@/mcp/tool-call-watch';
+import { ServerPool } from '@/mcp/server-pool';
 import type { ErrorCode } from '@/core/errors';
 
 /** What the HTTP face hands the SDK as `authInfo`: the caller the bearer guard found, and its address. */
 const CALLER_KEY = 'drey:caller';
 const ADDRESS_KEY = 'drey:address';
+
+/**
+ * Who makes a call, from the `authInfo` the SDK hands the call's handler (over HTTP, the request's: see
+ * {@link McpService.authInfo}); a server that serves one caller may ignore it.
+ */
+type CallerOf = (auth: AuthInfo | undefined) => Promise<Caller>;
+
+/** Servers kept for {@link McpService.answer}: a few per caller view, as many as calls run at once. */
+const POOLED_SERVERS = 32;
 
 /** The tools only read: an assistant may call them freely and again. */
 const READ_ONLY = {
@@ -103,6 +115,7 @@ export class McpService implements OnModuleDestroy {
   private readonly calls: Counter<'tool' | 'outcome'>;
   private readonly unsubscribe: () => void;
   private readonly refreshers = new WeakMap<McpServer, () => Promise<void>>();
+  private readonly pool = new ServerPool<object>(POOLED_SERVERS);
 
   constructor(
     private readonly tools: McpTools,
@@ -118,7 +131,8 @@ export class McpService implements OnModuleDestroy {
       registers: [metrics.registry],
     });
     this.handler = createMcpHandler(
-      (context) => this.serverFor(callerOf(context), undefined, addressOf(context)),
+      (context) =>
+        this.serverFor(callerOfAuth(context.authInfo), undefined, addressOfAuth(context.authInfo)),
       {
         onerror: (error) =>
           this.logger.emit('warn', 'mcp request refused', { error: error.message }),
@@ -129,6 +143,7 @@ export class McpService implements OnModuleDestroy {
     // it follows a build (EnvironmentSync, within a second), so each tells its own listeners: the SDK's
     // in-process event bus is enough, and a shared one would tell every listener once per replica.
     this.unsubscribe = this.served.onReplace(() => {
+      this.pool.clear();
       this.handler.notify.toolsChanged();
       this.handler.notify.resourcesChanged();
     });
@@ -136,6 +151,7 @@ export class McpService implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.unsubscribe();
+    this.pool.clear();
     await this.handler.close();
   }
 
@@ -150,6 +166,22 @@ export class McpService implements OnModuleDestroy {
   }
 
   /**
+   * A 2025-era request other than `initialize`, answered by a server kept for the caller's view (its
+   * tools are the same for every caller of that view, ToolSubjects) rather than one built per request:
+   * the caller and the client's address travel with the request as its `authInfo`, and each call reads
+   * them from there (McpHttp decides which requests come here; ServerPool keeps the servers).
+   */
+  async answer(caller: Caller, address: string, message: JSONRPCRequest): Promise<JSONRPCMessage> {
+    const subjects = await this.tools.subjects(caller);
+    return this.pool.exchange(
+      subjects,
+      () => Promise.resolve(this.build(caller, subjects, (auth) => Promise.resolve(callerOfAuth(auth)))),
+      message,
+      McpService.authInfo(caller, address),
+    );
+  }
+
+  /**
    * A server for one caller: the tools and the resource that caller may use. `current` gives the caller
    * of each call: over HTTP the request's (a server serves one request); over stdio, where one server
    * serves the whole connection, the token checked again, so that a revocation is seen at the next call.
@@ -161,12 +193,27 @@ export class McpService implements OnModuleDestroy {
     current: () => Promise<Caller> = () => Promise.resolve(caller),
     address?: string,
   ): Promise<McpServer> {
+    return this.build(caller, await this.tools.subjects(caller), current, address);
+  }
+
+  /**
+   * A server with the tools of `caller`'s view (`subjects`: what the tools advertise; a connection that
+   * outlives a build has them worked out again, refresh). Each call is made by `current` of the call's
+   * `authInfo`, from the address it carries, else `address`.
+   */
+  private build(
+    caller: Caller,
+    subjects: ToolSubjects,
+    current: CallerOf,
+    address?: string,
+  ): McpServer {
     const project = this.served.current;
-    // What the tools advertise; a connection that outlives a build has it worked out again (refresh).
-    const held = { subjects: await this.tools.subjects(caller) };
+    const held = { subjects };
     const rows = this.tools.rows;
     const offered = new Set(offeredTools(caller));
-    const watch = new ToolCallWatch((refusal) => this.refused(current, offered, refusal));
+    const watch = new ToolCallWatch((refusal) =>
+      this.refused(() => current(refusal.authInfo), offered, refusal),
+    );
     const server = new WatchedMcpServer(
       { name: 'drey', title: project.label, version: SERVICE_VERSION },
       {
@@ -181,7 +228,7 @@ export class McpService implements OnModuleDestroy {
       title: string,
       description: string,
       advertised: (subjects: ToolSubjects) => JsonSchema,
-      run: (caller: Caller, args: Record<string, unknown>) => Promise<CallToolResult>,
+      run: (caller: Caller, args: Record<string, unknown>, address?: string) => Promise<CallToolResult>,
     ) => {
       if (!offered.has(name)) return;
       server.registerTool(
@@ -195,7 +242,10 @@ export class McpService implements OnModuleDestroy {
         },
         (args: unknown, context: ServerContext) => {
           watch.claim(context.mcpReq.id);
-          return this.call(current, name, args ?? {}, run);
+          const auth = context.http?.authInfo;
+          return this.call(() => current(auth), name, args ?? {}, (who, checked) =>
+            run(who, checked, addressOfAuth(auth) ?? address),
+          );
         },
       );
     };
@@ -219,7 +269,7 @@ export class McpService implements OnModuleDestroy {
       "A dataset's rows",
       `A dataset's rows for the given selections: the columns asked for, ${rows.default} rows unless a limit is given (at most ${rows.max}), from an offset. The answer says how many rows were left out and the offset of the next page`,
       (subjects) => datasetRowsInput(subjects, rows),
-      (who, args) => this.tools.datasetRows(who, args, address),
+      (who, args, from) => this.tools.datasetRows(who, args, from),
     );
     register(
       'dashboard',
@@ -243,8 +293,14 @@ export class McpService implements OnModuleDestroy {
         description: 'What the catalog tool answers, as JSON',
         mimeType: 'application/json',
       },
-      async (uri) => {
-        const result = await this.call(current, 'catalog', {}, (who) => this.tools.catalog(who));
+      async (uri, context) => {
+        const auth = context.http?.authInfo;
+        const result = await this.call(
+          () => current(auth),
+          'catalog',
+          {},
+          (who) => this.tools.catalog(who),
+        );
         const text = result.isError
           ? (result.content[0] as { text: string }).text
           : JSON.stringify(result.structuredContent);
@@ -252,7 +308,7 @@ export class McpService implements OnModuleDestroy {
       },
     );
     this.refreshers.set(server, async () => {
-      held.subjects = await this.tools.subjects(await current());
+      held.subjects = await this.tools.subjects(await current(undefined));
       server.sendToolListChanged();
       server.sendResourceListChanged();
     });
@@ -374,11 +430,11 @@ function argumentsObject(value: unknown): Record<string, unknown> {
     : {};
 }
 
-function callerOf(context: McpRequestContext): Caller {
-  const caller = context.authInfo?.extra?.[CALLER_KEY] as Caller | undefined;
+function callerOfAuth(auth: AuthInfo | undefined): Caller {
+  const caller = auth?.extra?.[CALLER_KEY] as Caller | undefined;
   return caller ?? ANONYMOUS;
 }
 
-function addressOf(context: McpRequestContext): string | undefined {
-  return context.authInfo?.extra?.[ADDRESS_KEY] as string | undefined;
+function addressOfAuth(auth: AuthInfo | undefined): string | undefined {
+  return auth?.extra?.[ADDRESS_KEY] as string | undefined;
 }

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import type { AuthInfo, JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 
 type RequestId = string | number;
 
@@ -8,6 +8,8 @@ export interface SdkRefusal {
   params: unknown;
   /** The SDK's message: `Tool foo not found`, `Invalid tools/call request: ...`. */
   message: string;
+  /** What the request came with: over HTTP, its caller (McpService.authInfo). */
+  authInfo?: AuthInfo;
 }
 
 function isToolCall(
@@ -34,7 +36,7 @@ function answerOf(message: JSONRPCMessage): { id: RequestId; message: string } |
  * its answer is handed to `onRefused` before it is sent.
  */
 export class ToolCallWatch {
-  private readonly unclaimed = new Map<RequestId, unknown>();
+  private readonly unclaimed = new Map<RequestId, { params: unknown; authInfo?: AuthInfo }>();
 
   constructor(private readonly onRefused: (refusal: SdkRefusal) => Promise<void>) {}
 
@@ -48,16 +50,18 @@ export class ToolCallWatch {
     const receive = transport.onmessage;
     const send = transport.send.bind(transport);
     transport.onmessage = (message, extra) => {
-      if (isToolCall(message)) this.unclaimed.set(message.id, message.params);
+      if (isToolCall(message)) {
+        this.unclaimed.set(message.id, { params: message.params, authInfo: extra?.authInfo });
+      }
       receive?.(message, extra);
     };
     transport.send = async (message, options) => {
       const answer = answerOf(message);
       if (answer !== null && this.unclaimed.has(answer.id)) {
-        const params = this.unclaimed.get(answer.id);
+        const { params, authInfo } = this.unclaimed.get(answer.id)!;
         this.unclaimed.delete(answer.id);
         // Recorded before the answer leaves, as a handled call's row is (recordAfter queues it).
-        await this.onRefused({ params, message: answer.message });
+        await this.onRefused({ params, message: answer.message, authInfo });
       }
       return send(message, options);
     };
