@@ -2,7 +2,15 @@ import { rowsTable } from '@/mcp/mcp-text';
 
 describe('rowsTable', () => {
   it('writes the column names, then a line per row, cells separated by " | "', () => {
-    expect(rowsTable(['a', 'b'], [[1, 'x'], [2.5, null]])).toBe('a | b\n1 | x\n2.5 | ');
+    expect(
+      rowsTable(
+        ['a', 'b'],
+        [
+          [1, 'x'],
+          [2.5, null],
+        ],
+      ),
+    ).toBe('a | b\n1 | x\n2.5 | ');
   });
 
   it('keeps a cell on its line and in its column', () => {

@@ -175,7 +175,10 @@ export class McpService implements OnModuleDestroy {
     const subjects = await this.tools.subjects(caller);
     return this.pool.exchange(
       subjects,
-      () => Promise.resolve(this.build(caller, subjects, (auth) => Promise.resolve(callerOfAuth(auth)))),
+      () =>
+        Promise.resolve(
+          this.build(caller, subjects, (auth) => Promise.resolve(callerOfAuth(auth))),
+        ),
       message,
       McpService.authInfo(caller, address),
     );
@@ -228,7 +231,11 @@ export class McpService implements OnModuleDestroy {
       title: string,
       description: string,
       advertised: (subjects: ToolSubjects) => JsonSchema,
-      run: (caller: Caller, args: Record<string, unknown>, address?: string) => Promise<CallToolResult>,
+      run: (
+        caller: Caller,
+        args: Record<string, unknown>,
+        address?: string,
+      ) => Promise<CallToolResult>,
     ) => {
       if (!offered.has(name)) return;
       server.registerTool(
@@ -243,8 +250,11 @@ export class McpService implements OnModuleDestroy {
         (args: unknown, context: ServerContext) => {
           watch.claim(context.mcpReq.id);
           const auth = context.http?.authInfo;
-          return this.call(() => current(auth), name, args ?? {}, (who, checked) =>
-            run(who, checked, addressOfAuth(auth) ?? address),
+          return this.call(
+            () => current(auth),
+            name,
+            args ?? {},
+            (who, checked) => run(who, checked, addressOfAuth(auth) ?? address),
           );
         },
       );
