@@ -478,6 +478,28 @@ describe('the MCP server', () => {
       }
     });
 
+    it("leaves what the SDK's transport refuses to the transport: media types, protocol version, JSON-RPC shape", async () => {
+      const call = (extra: Record<string, string>, body: unknown = {}) =>
+        fetch(`${t.url}${P}/mcp`, {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/json', ...extra },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 5,
+            method: 'tools/call',
+            params: { name: 'catalog', arguments: {} },
+            ...(body as object),
+          }),
+        });
+      expect((await call({ Accept: 'application/json' })).status).toBe(406);
+      expect((await call({ 'Content-Type': 'text/plain' })).status).toBe(415);
+      const version = await call({ 'MCP-Protocol-Version': '1999-01-01' });
+      expect(version.status).toBe(400);
+      expect(await version.text()).toContain('Unsupported protocol version');
+      expect((await call({}, { jsonrpc: '1.0' })).status).toBe(400);
+      expect((await call({ 'MCP-Protocol-Version': '2025-06-18' })).status).toBe(200);
+    });
+
     it('audits every call with the caller, tool, item and selections, and counts it in /metrics', async () => {
       const client = await connectMcp('v2-modern', `${t.url}${P}/mcp`, manager);
       await client.callTool('dataset_rows', {

@@ -4,12 +4,10 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextp
 import {
   SUPPORTED_PROTOCOL_VERSIONS,
   classifyInboundRequest,
-  isInitializeRequest,
-  isJSONRPCRequest,
   isJsonContentType,
   parseJSONRPCMessage,
 } from '@modelcontextprotocol/server';
-import type { AuthInfo, JSONRPCRequest } from '@modelcontextprotocol/server';
+import type { AuthInfo, JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/server';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Caller } from '@/core/caller';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
@@ -126,10 +124,11 @@ function answersInJson(request: Request, body: unknown): boolean {
 /**
  * A 2025-era POST (answersInJson) that the SDK's Streamable HTTP transport would deliver as it is, with
  * no answer of its own, by the transport's own tests in its own order (`handlePostRequest`): both media
- * types accepted, a JSON body, one JSON-RPC message (its schema, `parseJSONRPCMessage`), a request that is
- * not `initialize` (a server kept for others must not keep a client's capabilities), of a protocol version
- * the server supports when the header names one. Its parsed message, or undefined: anything else (a
- * batch, a notification, `initialize`, a header the transport refuses) is the transport's to answer.
+ * types accepted, a JSON body, one JSON-RPC message (its schema, `parseJSONRPCMessage`), a request (an id
+ * and a method: the message schema's only such member) that is not `initialize` (a server kept for others
+ * must not keep a client's capabilities), of a protocol version the server supports when the header
+ * names one. Its parsed message, or undefined: anything else (a batch, a notification, `initialize`, a
+ * header the transport refuses) is the transport's to answer.
  */
 function plainCall(request: Request, body: unknown): JSONRPCRequest | undefined {
   if (Array.isArray(body)) return undefined;
@@ -138,13 +137,15 @@ function plainCall(request: Request, body: unknown): JSONRPCRequest | undefined 
     return undefined;
   }
   if (!isJsonContentType(request.get('content-type') ?? null)) return undefined;
-  let message: unknown;
+  let message: JSONRPCMessage;
   try {
     message = parseJSONRPCMessage(body);
   } catch {
     return undefined;
   }
-  if (!isJSONRPCRequest(message) || isInitializeRequest(message)) return undefined;
+  if (!('method' in message) || !('id' in message) || message.method === 'initialize') {
+    return undefined;
+  }
   const version = request.get('mcp-protocol-version');
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
   return message;
