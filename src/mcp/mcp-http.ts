@@ -14,6 +14,7 @@ import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
 import { isRecord } from '@/core/parameters/parameter-definition';
 import { McpService } from '@/mcp/mcp.service';
 import { clientAddress } from '@/http/request/client-address';
+import { HttpReply, sendReply } from '@/http/reply/http-reply';
 import { refusedCaller } from '@/mcp/mcp-origin';
 import { McpProtectedResource } from '@/mcp/mcp-protected-resource';
 
@@ -60,9 +61,12 @@ export class McpHttp {
       const plain = plainCall(request, body);
       if (plain !== undefined) {
         const answer = JSON.stringify(await this.mcp.answer(caller, address, plain));
-        // As the SDK's transport answers in JSON (`Response.json`): 200, application/json.
-        response.status(200).setHeader('Content-Type', 'application/json');
-        response.end(answer);
+        // As the SDK's transport answers in JSON (`Response.json`): 200, application/json; written by the
+        // one writer of replies (its length, and compression as the client accepts it).
+        await sendReply(
+          new HttpReply(200, { 'Content-Type': 'application/json' }, answer),
+          response,
+        );
         return;
       }
       await this.answerInJson(caller, address, node, response, body);
