@@ -1,3 +1,5 @@
+import { OAuthModule } from '@/oauth/oauth.module';
+import { SignInModule } from '@/sign-in/sign-in.module';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AdminModule } from '@/admin/admin.module';
@@ -45,6 +47,8 @@ export class AppModule {
         WebhooksModule,
         EngineModule,
         AuthModule,
+        OAuthModule,
+        SignInModule,
         EmbeddingModule,
         UsersModule,
         ParameterWidgetsModule,

@@ -24,7 +24,8 @@ import { fastRouteSafe } from '@/http/fast-route/fast-route-safe';
 import { limitStreamedBody } from '@/http/input/streamed-body-limit';
 import { securityHeaders } from '@/http/security-headers';
 import { checkHost, hostRuleOf } from '@/http/request/host-rule';
-import { isMcpPath } from '@/mcp/mcp.controller';
+import { isMcpPath } from '@/http/routes';
+import { isOAuthLibraryPath } from '@/oauth/oauth-paths';
 
 /** Builds the application as `main.ts` serves it. */
 export async function createApp(
@@ -98,18 +99,23 @@ export async function configureApp(
   // A chunked body is refused at the limit, not once body-parser has read it to its end.
   app.use(
     fastRouteSafe(
-      limitStreamedBody(express.json({ limit: BODY_LIMIT_BYTES, verify: refuseDeepJson }), fail),
+      limitStreamedBody(
+        notForOAuth(express.json({ limit: BODY_LIMIT_BYTES, verify: refuseDeepJson })),
+        fail,
+      ),
       noBody,
     ),
   );
   app.use(
     fastRouteSafe(
       limitStreamedBody(
-        express.urlencoded({
-          extended: false,
-          limit: BODY_LIMIT_BYTES,
-          parameterLimit: FORM_LIMITS.fields,
-        }),
+        notForOAuth(
+          express.urlencoded({
+            extended: false,
+            limit: BODY_LIMIT_BYTES,
+            parameterLimit: FORM_LIMITS.fields,
+          }),
+        ),
         fail,
       ),
       noBody,
@@ -172,4 +178,13 @@ function onlyConditionalWithValidator(requestPrototype: Request): void {
       );
     },
   });
+}
+
+/**
+ * A body parser for every path but the authorization server's endpoints, whose library reads and bounds
+ * its bodies itself (oauth/oauth-paths.ts).
+ */
+function notForOAuth(parser: express.RequestHandler): express.RequestHandler {
+  return (request, response, next) =>
+    isOAuthLibraryPath(request.path) ? next() : parser(request, response, next);
 }

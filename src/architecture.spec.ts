@@ -31,7 +31,12 @@ const FLOORS: string[][] = [
   // Features, each on the ones it uses.
   ['audit'],
   ['users'],
+  // Drey's own authorization server (the library's endpoints, its records, its access tokens): the caller
+  // of one of its tokens is found by auth, like every other.
+  ['oauth'],
   ['auth'],
+  // The pages a person signs in on for the authorization server: checked as the login endpoint checks.
+  ['sign-in'],
   ['parameter-widgets'],
   // Embedding tokens are tried on the parameter widgets before they are signed.
   ['datasets', 'embedding'],

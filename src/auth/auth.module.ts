@@ -1,3 +1,4 @@
+import { OAuthModule } from '@/oauth/oauth.module';
 import { Module } from '@nestjs/common';
 import { AuditModule } from '@/audit/audit.module';
 import { JwtModule } from '@nestjs/jwt';
@@ -33,6 +34,7 @@ import { UsersModule } from '@/users/users.module';
     AuditModule,
     UsersModule,
     MetricsModule,
+    OAuthModule,
   ],
   controllers: [AuthController, AuthLegacyController],
   providers: [
@@ -50,6 +52,6 @@ import { UsersModule } from '@/users/users.module';
     BearerAuthGuard,
   ],
   // CallerResolver: `drey mcp` signs in with a token outside HTTP, through the same resolver.
-  exports: [BearerAuthGuard, CallerResolver],
+  exports: [BearerAuthGuard, CallerResolver, AuthService],
 })
 export class AuthModule {}

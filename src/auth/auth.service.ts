@@ -61,6 +61,20 @@ export class AuthService {
     return undefined;
   }
 
+  /**
+   * Drey's sign-in page of its authorization server (sign-in/), once the credentials checked out: the
+   * lockout's count starts again and the sign-in is audited; the client's tokens are the library's.
+   */
+  async signedIn(user: User, address: string, clientId: string | null): Promise<void> {
+    await this.limiter.recordSuccess(user.username);
+    await this.audit.record({
+      action: 'oauth_sign_in',
+      actor: user.username,
+      target: clientId?.slice(0, 255) ?? null,
+    });
+    this.logger.emit('info', 'oauth sign-in', { username: user.username, address });
+  }
+
   /** OAuth2 password grant, once the credentials checked out: a login token. */
   async login(user: User, address: string): Promise<IssuedToken> {
     await this.limiter.recordSuccess(user.username);

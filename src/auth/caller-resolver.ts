@@ -5,6 +5,7 @@ import { EmbedTokensService } from '@/auth/embed-tokens.service';
 import { SsoService } from '@/auth/sso/sso.service';
 import { ANONYMOUS, Caller } from '@/core/caller';
 import { InvalidTokenError } from '@/core/errors';
+import { OAuthAccess, isOpaqueToken } from '@/oauth/oauth-access';
 
 /**
  * The one place a credential becomes a caller, for every door: both HTTP layouts (through passport,
@@ -12,6 +13,7 @@ import { InvalidTokenError } from '@/core/errors';
  * (`drey mcp`), and embedding. It knows each kind of credential:
  * - an embedding token (its `aud` says so), by bearer or `x_embed_token`: EmbedTokensService;
  * - with OIDC configured, an identity provider's token (any algorithm but Drey's HS256): SsoService;
+ * - with Drey's authorization server on, one of its access tokens (opaque), at the MCP endpoint: OAuthAccess;
  * - a Drey token (login or named): DreyTokens;
  * - identity headers from a trusted proxy: SsoService; without them, nobody (anonymous).
  * A refused credential is a 401 `invalid_token` that says why, the same at every door.
@@ -22,6 +24,7 @@ export class CallerResolver {
     private readonly drey: DreyTokens,
     private readonly embeds: EmbedTokensService,
     private readonly sso: SsoService,
+    private readonly oauth: OAuthAccess,
   ) {}
 
   /**
@@ -46,6 +49,9 @@ export class CallerResolver {
       case 'bearer': {
         const { token } = credential;
         if (this.embeds.isEmbedToken(token)) return this.embeds.callerOf(token);
+        if (this.oauth.enabled && isOpaqueToken(token)) {
+          return this.oauth.callerOf(token, credential.request);
+        }
         if (this.sso.oidcEnabled && jwtAlgorithm(token) !== 'HS256') {
           return this.sso.fromIdpToken(token);
         }

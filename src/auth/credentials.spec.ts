@@ -34,6 +34,7 @@ describe("the HTTP door's credential", () => {
     expect(credentialOf(requestWith('Bearer x.y.z', 'GET', { x_embed_token: 'e.f.g' }))).toEqual({
       kind: 'bearer',
       token: 'x.y.z',
+      request: expect.anything(),
     });
     expect(credentialOf(requestWith(undefined, 'GET', { x_embed_token: 'e.f.g' }))).toEqual({
       kind: 'embed-link',

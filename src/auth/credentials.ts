@@ -13,7 +13,12 @@ export type Credential =
    * A token sent as a bearer token (`Authorization: Bearer`, DREY_TOKEN): a Drey token, an embedding token
    * or, with OIDC configured, an identity provider's.
    */
-  | { readonly kind: 'bearer'; readonly token: string }
+  | {
+      readonly kind: 'bearer';
+      readonly token: string;
+      /** The HTTP request that carried it, where there is one (an OAuth token is checked against its path). */
+      readonly request?: IncomingMessage;
+    }
   /**
    * `x_embed_token` of a GET's query: how a browser's iframe or image, which cannot send headers, carries an
    * embedding token. Only an embedding's: any other token in a URL would end up in logs and histories.
@@ -44,7 +49,7 @@ export function bearerToken(header: string | undefined): string | undefined {
  */
 export function credentialOf(request: IncomingMessage & { query?: unknown }): Credential {
   const token = bearerToken(request.headers.authorization);
-  if (token !== undefined) return { kind: 'bearer', token };
+  if (token !== undefined) return { kind: 'bearer', token, request };
   if (request.method === 'GET' || request.method === 'HEAD') {
     const value = (request.query as Record<string, unknown> | undefined)?.x_embed_token;
     if (typeof value === 'string' && value !== '') return { kind: 'embed-link', token: value };

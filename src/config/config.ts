@@ -4,6 +4,7 @@ import { ConfigError } from '@/config/config-error';
 import { EmbeddingConfig, embedding } from '@/config/embedding-config';
 import { type Env, integer, megabytes, oneOf, path, text, url } from '@/config/env-values';
 import { SsoConfig, loadSsoConfig } from '@/config/sso-config';
+import { OAuthConfig, oauth } from '@/config/oauth-config';
 import { WebhookConfig, webhooks } from '@/config/webhook-config';
 import type { LogLevel } from '@/runtime/json-logger';
 import { PASSWORD_MIN_LENGTH, passwordProblem } from '@/core/users/password-policy';
@@ -114,6 +115,7 @@ export interface AppConfig {
   /** Where build events are sent, signed; none when `urls` is empty. */
   webhooks: WebhookConfig;
   embedding: EmbeddingConfig;
+  oauth: OAuthConfig;
 }
 
 /** Where state lives when DATA_DIR is not set: a folder per project under it. */
@@ -223,6 +225,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     buildSchedule: buildSchedule(env),
     webhooks: webhooks(env),
     embedding: embedding(env, cwd),
+    oauth: oauth(env),
   };
 }
 

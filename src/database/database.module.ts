@@ -13,6 +13,7 @@ import { UsersRepository } from '@/database/tables/users.repository';
 import { Transactions } from '@/database/transactions/transactions';
 import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliveries.repository';
 import { EmbedRevocationsRepository } from '@/database/tables/embed-revocations.repository';
+import { OAuthRecordsRepository } from '@/database/tables/oauth-records.repository';
 import { TokenRecords } from '@/database/token-records/token-records';
 import { PostgresTokenChanges } from '@/database/token-records/token-changes';
 import { TOKEN_EPOCHS } from '@/cache/cache.module';
@@ -29,6 +30,7 @@ const REPOSITORIES = [
   Transactions,
   WebhookDeliveriesRepository,
   EmbedRevocationsRepository,
+  OAuthRecordsRepository,
 ];
 
 @Global()

@@ -5,6 +5,7 @@ import { LoginFailure } from '@/database/tables/login-failures.entity';
 import { User } from '@/database/tables/users.entity';
 import { WebhookDelivery } from '@/database/tables/webhook-deliveries.entity';
 import { EmbedRevocation } from '@/database/tables/embed-revocations.entity';
+import { OAuthRecord } from '@/database/tables/oauth-records.entity';
 import { BuildRuns1763800000000 } from '@/database/migrations/1763800000000-build-runs';
 import { UsersAndTokens1763800100000 } from '@/database/migrations/1763800100000-users-and-tokens';
 import { AuditEvents1763800200000 } from '@/database/migrations/1763800200000-audit-events';
@@ -12,6 +13,7 @@ import { BuildProgress1764000000000 } from '@/database/migrations/1764000000000-
 import { EnvironmentStore1764000100000 } from '@/database/migrations/1764000100000-environment-store';
 import { BuildsProject1764100000000 } from '@/database/migrations/1764100000000-builds-project';
 import { BuildTriggerAndWebhooks1764200000000 } from '@/database/migrations/1764200000000-build-trigger-and-webhooks';
+import { OAuthRecords1764300000000 } from '@/database/migrations/1764300000000-oauth-records';
 
 /** Every entity and every migration, in order. A test fails when the two disagree. */
 export const ENTITIES = [
@@ -22,6 +24,7 @@ export const ENTITIES = [
   AuditEvent,
   WebhookDelivery,
   EmbedRevocation,
+  OAuthRecord,
 ];
 export const MIGRATIONS = [
   BuildRuns1763800000000,
@@ -31,4 +34,5 @@ export const MIGRATIONS = [
   EnvironmentStore1764000100000,
   BuildsProject1764100000000,
   BuildTriggerAndWebhooks1764200000000,
+  OAuthRecords1764300000000,
 ];

@@ -13,3 +13,11 @@ export const CURRENT = 'api/service-v0/project/:project/:version';
 export function currentPath(project: Project): string {
   return `/api/service-v0/project/${project.name}/${projectVersion(project)}`;
 }
+
+/**
+ * Whether a request's path is the MCP endpoint's, `P/mcp` or `/mcp` (mcp/mcp.controller.ts), for what
+ * runs before routing and for the authorization server, whose tokens are that endpoint's only.
+ */
+export function isMcpPath(path: string): boolean {
+  return path === '/mcp' || /^\/api\/service-v0\/project\/[^/]+\/[^/]+\/mcp$/.test(path);
+}

@@ -11,11 +11,6 @@ import { McpProtectedResource, WELL_KNOWN } from '@/mcp/mcp-protected-resource';
 export const MCP_PATHS = [`${CURRENT}/mcp`, 'mcp'];
 const PATHS = MCP_PATHS;
 
-/** Whether a request's path is one of {@link MCP_PATHS}, for the middleware that runs before routing. */
-export function isMcpPath(path: string): boolean {
-  return path === '/mcp' || /^\/api\/service-v0\/project\/[^/]+\/[^/]+\/mcp$/.test(path);
-}
-
 /**
  * The Model Context Protocol endpoint (Streamable HTTP). Open to anonymous callers, whose tools offer
  * the public items only; a token that is present is checked as on every route. `@Res()`: the SDK writes

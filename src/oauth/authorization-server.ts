@@ -1,0 +1,212 @@
+import { createHmac, generateKeyPairSync } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@/config/config';
+import { SECRETS, Secrets } from '@/config/secrets';
+import { OAuthRecordsRepository } from '@/database/tables/oauth-records.repository';
+import { UsersRepository } from '@/database/tables/users.repository';
+import { JsonLogger } from '@/runtime/json-logger';
+import { escapeHtml } from '@/http/html';
+import { postgresAdapter } from '@/oauth/postgres-adapter';
+import { OidcProvider, oidcProvider } from '@/oauth/oidc-provider';
+import { isMcpResourcePath } from '@/oauth/mcp-resource';
+import { signInPath } from '@/oauth/oauth-paths';
+
+/** The scope of the MCP endpoint's access tokens. */
+export const MCP_SCOPE = 'mcp';
+
+/** Where the library's endpoints are served, under Drey's own paths (OAuthController). */
+const ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  userinfo: '/oauth/userinfo',
+  end_session: '/oauth/logout',
+  pushed_authorization_request: '/oauth/par',
+  introspection: '/oauth/introspect',
+  code_verification: '/oauth/device',
+  device_authorization: '/oauth/device/auth',
+  backchannel_authentication: '/oauth/backchannel',
+  challenge: '/oauth/challenge',
+};
+
+/** A signing key the replicas share, made by the first to need it (ID tokens; access tokens are opaque). */
+const SIGNING_KEY = { model: 'SigningKey', id: 'rs256-1' };
+
+/**
+ * Drey's own OAuth 2.1 authorization server, for its users and its MCP endpoint: `oidc-provider`, the
+ * OpenID-certified library, does the protocol (metadata, the authorization code flow with PKCE S256 only,
+ * refresh tokens rotated on use, revocation, resource indicators, dynamic registration, client ID metadata
+ * documents with its own SSRF guards); this configures it. Its state is in Postgres (`oauth_records`,
+ * postgres-adapter.ts), so any replica answers any step. Access tokens are opaque, bound to the one
+ * resource they were asked for (this deployment's MCP endpoint, RFC 8707), and looked up on every use, so a
+ * revoked grant is refused from the next call (OAuthAccess).
+ *
+ * Made on first use: its issuer is PUBLIC_URL, or the address the server listens on (which is known only
+ * once it listens).
+ */
+@Injectable()
+export class AuthorizationServer {
+  private made?: Promise<OidcProvider>;
+  private issuerUrl?: string;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SECRETS) private readonly secrets: Secrets,
+    private readonly records: OAuthRecordsRepository,
+    private readonly users: UsersRepository,
+    private readonly logger: JsonLogger,
+  ) {}
+
+  get enabled(): boolean {
+    return this.config.oauth.enabled;
+  }
+
+  /** The issuer: PUBLIC_URL, else the address this request reached the server at (its port). */
+  issuer(request: IncomingMessage): string {
+    this.issuerUrl ??= this.config.oauth.publicUrl ?? listeningOrigin(this.config.host, request);
+    return this.issuerUrl;
+  }
+
+  /** The provider, made once. */
+  provider(request: IncomingMessage): Promise<OidcProvider> {
+    this.made ??= this.make(this.issuer(request));
+    return this.made;
+  }
+
+  private async make(issuer: string): Promise<OidcProvider> {
+    const { default: Provider, errors } = oidcProvider();
+    const settings = this.config.oauth;
+    const key = await this.records.findOrInsert(SIGNING_KEY.model, SIGNING_KEY.id, {
+      jwk: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+    });
+    const secure = issuer.startsWith('https:');
+    const cookieKey = createHmac('sha256', this.secrets.jwtSecret)
+      .update('drey oauth cookies')
+      .digest('base64url');
+    const users = this.users;
+    const records = this.records;
+    const provider = new Provider(issuer, {
+      adapter: postgresAdapter(records, settings.clientUnusedDays * 86400),
+      jwks: { keys: [{ ...(key.jwk as object), kid: SIGNING_KEY.id, use: 'sig', alg: 'RS256' }] },
+      cookies: {
+        keys: [cookieKey],
+        long: { signed: true, httpOnly: true, sameSite: 'lax', secure },
+        short: { signed: true, httpOnly: true, sameSite: 'lax', secure },
+      },
+      findAccount: async (_ctx: unknown, id: string) => {
+        const user = await users.findById(id).catch(() => null);
+        if (user === null) return undefined;
+        return {
+          accountId: user.id,
+          claims: () => ({ sub: user.id, preferred_username: user.username }),
+        };
+      },
+      claims: { openid: ['sub'], profile: ['preferred_username'] },
+      scopes: ['openid', 'offline_access', MCP_SCOPE],
+      interactions: {
+        url: (_ctx: unknown, interaction: { uid: string }) => signInPath(interaction.uid),
+      },
+      routes: ROUTES,
+      pkce: { required: () => true },
+      responseTypes: ['code'],
+      clientDefaults: {
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+      // A client that may refresh gets a refresh token, rotated at every use.
+      issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
+        client.grantTypeAllowed('refresh_token'),
+      rotateRefreshToken: true,
+      // Consent is remembered per person and client until the grant is revoked (SignInPages asks once).
+      loadExistingGrant: async (ctx: {
+        oidc: { client?: { clientId: string }; session?: { accountId?: string } };
+      }) => {
+        const accountId = ctx.oidc.session?.accountId;
+        const clientId = ctx.oidc.client?.clientId;
+        if (accountId === undefined || clientId === undefined) return undefined;
+        const grants = await records.listByAccount('Grant', accountId, 1000);
+        const kept = grants.find((grant) => grant.payload.clientId === clientId);
+        return kept === undefined ? undefined : provider.Grant.find(kept.id);
+      },
+      features: {
+        devInteractions: { enabled: false },
+        revocation: { enabled: true },
+        registration: { enabled: settings.registration },
+        resourceIndicators: {
+          enabled: true,
+          // A client that names no resource gets a token for nothing but the sign-in itself.
+          defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf,
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+            if (!isMcpResourcePath(issuer, indicator)) {
+              throw new errors.InvalidTarget('resource must be this service’s MCP endpoint');
+            }
+            return {
+              scope: MCP_SCOPE,
+              audience: indicator,
+              accessTokenFormat: 'opaque',
+              accessTokenTTL: settings.accessTokenSeconds,
+            };
+          },
+        },
+        clientIdMetadataDocument: { enabled: settings.clientMetadataDocuments, ack: 'draft-02' },
+      },
+      // The library's own guards stay (2.5 s, special-use addresses refused, 5 KB documents); a loopback
+      // metadata document is let through only when OAUTH_CIMD_ALLOW_LOOPBACK says so, for tests.
+      fetch: (url: string | URL, options: RequestInit & { dispatcher?: unknown }) => {
+        if (settings.cimdAllowLoopback && isLoopbackUrl(url)) delete options.dispatcher;
+        return globalThis.fetch(url, options);
+      },
+      fetchResponseBodyLimits: {
+        'client_id metadata document': 5 * 1024,
+        jwks_uri: 64 * 1024,
+        sector_identifier_uri: 64 * 1024,
+      },
+      ttl: {
+        AccessToken: settings.accessTokenSeconds,
+        AuthorizationCode: 60,
+        RefreshToken: settings.refreshTokenSeconds,
+        Interaction: 600,
+        Session: 14 * 86400,
+        Grant: 365 * 86400,
+        IdToken: 3600,
+      },
+      renderError: (ctx: { type: string; body: string }, out: Record<string, string>) => {
+        ctx.type = 'html';
+        ctx.body = errorPage(out);
+      },
+    });
+    provider.proxy = true;
+    provider.on('server_error', (_ctx: unknown, error: unknown) =>
+      this.logger.emit('error', 'oauth server error', {
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
+    );
+    return provider;
+  }
+}
+
+function listeningOrigin(host: string, request: IncomingMessage): string {
+  const port = request.socket.localPort;
+  const name = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host;
+  return `http://${isIP(name) === 6 ? `[${name}]` : name}:${port}`;
+}
+
+function isLoopbackUrl(url: string | URL): boolean {
+  const { hostname } = new URL(url);
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
+}
+
+/** The library's error, as a page of ours (no script, no styles from elsewhere). */
+function errorPage(out: Record<string, string>): string {
+  const lines = Object.entries(out)
+    .filter(([name]) => name === 'error' || name === 'error_description')
+    .map(([, value]) => `<p>${escapeHtml(String(value))}</p>`)
+    .join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main><h1>Sign-in error</h1>${lines}</main></body></html>`;
+}

@@ -1,0 +1,54 @@
+import { Body, Controller, Get, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { NoAuth } from '@/http/access/access.decorators';
+import { BodyTypes } from '@/http/input/body-types';
+import { SIGN_IN_PREFIX } from '@/oauth/oauth-paths';
+import { SignInService, Step } from '@/sign-in/sign-in.service';
+
+const PAGE = `${SIGN_IN_PREFIX.slice(1)}/:uid`;
+
+/**
+ * Drey's pages of a sign-in by its authorization server (docs/mcp.md): the sign-in form, then the consent
+ * form; each step's cookie is the library's (SameSite=Lax, so another site's form cannot post a step).
+ */
+@ApiExcludeController()
+@NoAuth()
+@BodyTypes('application/x-www-form-urlencoded')
+@Controller()
+export class SignInController {
+  constructor(private readonly signIn: SignInService) {}
+
+  @Get(PAGE)
+  async show(@Req() request: Request, @Res() response: Response): Promise<void> {
+    send(response, await this.signIn.show(request, response));
+  }
+
+  @Post(`${PAGE}/login`)
+  async login(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Body() form: Record<string, unknown>,
+  ): Promise<void> {
+    send(response, await this.signIn.login(request, response, form ?? {}));
+  }
+
+  @Post(`${PAGE}/consent`)
+  async consent(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Body() form: Record<string, unknown>,
+  ): Promise<void> {
+    send(response, await this.signIn.consent(request, response, form ?? {}));
+  }
+}
+
+function send(response: Response, step: Step): void {
+  if (step === null) return;
+  response
+    .status(step.status)
+    .setHeader('Content-Security-Policy', step.page.policy)
+    .setHeader('Cache-Control', 'no-store')
+    .type('html')
+    .send(step.page.html);
+}
