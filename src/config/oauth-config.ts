@@ -14,6 +14,8 @@ export interface OAuthConfig {
   registration: boolean;
   /** OAUTH_MAX_CLIENTS: registered clients kept at most; registration is refused past it. */
   maxClients: number;
+  /** OAUTH_REGISTRATIONS_PER_HOUR: registrations one address may make in an hour. */
+  registrationsPerHour: number;
   /** OAUTH_CLIENT_UNUSED_DAYS: a registered client no sign-in has used for this long is forgotten. */
   clientUnusedDays: number;
   /** OAUTH_CIMD: clients whose client_id is the HTTPS URL of their metadata document. */
@@ -46,6 +48,7 @@ export function oauth(env: Env): OAuthConfig {
     publicUrl: publicUrl === undefined ? undefined : new URL(publicUrl).origin,
     registration: flag(env, 'OAUTH_REGISTRATION', true),
     maxClients: integer(env, 'OAUTH_MAX_CLIENTS', 1000, 1, 1_000_000),
+    registrationsPerHour: integer(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 10, 1, 10_000),
     clientUnusedDays: integer(env, 'OAUTH_CLIENT_UNUSED_DAYS', 30, 1, 3650),
     clientMetadataDocuments: flag(env, 'OAUTH_CIMD', true),
     cimdAllowLoopback: flag(env, 'OAUTH_CIMD_ALLOW_LOOPBACK', false),

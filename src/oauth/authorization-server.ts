@@ -12,6 +12,8 @@ import { postgresAdapter } from '@/oauth/postgres-adapter';
 import { OidcProvider, oidcProvider } from '@/oauth/oidc-provider';
 import { isMcpResourcePath } from '@/oauth/mcp-resource';
 import { signInPath } from '@/oauth/oauth-paths';
+import { RegistrationRate } from '@/oauth/registration-limits';
+import { clientAddress } from '@/http/request/client-address';
 
 /** The scope of the MCP endpoint's access tokens. */
 export const MCP_SCOPE = 'mcp';
@@ -52,6 +54,7 @@ const SIGNING_KEY = { model: 'SigningKey', id: 'rs256-1' };
 export class AuthorizationServer {
   private made?: Promise<OidcProvider>;
   private issuerUrl?: string;
+  private readonly rate: RegistrationRate;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -59,7 +62,9 @@ export class AuthorizationServer {
     private readonly records: OAuthRecordsRepository,
     private readonly users: UsersRepository,
     private readonly logger: JsonLogger,
-  ) {}
+  ) {
+    this.rate = new RegistrationRate(config.oauth.registrationsPerHour);
+  }
 
   get enabled(): boolean {
     return this.config.oauth.enabled;
@@ -75,6 +80,26 @@ export class AuthorizationServer {
   provider(request: IncomingMessage): Promise<OidcProvider> {
     this.made ??= this.make(this.issuer(request));
     return this.made;
+  }
+
+  private async registrationRefusal(request: IncomingMessage): Promise<Refusal | undefined> {
+    const wait = this.rate.take(clientAddress(request));
+    if (wait > 0) {
+      return {
+        status: 429,
+        retryAfter: wait,
+        message: `Too many registrations from this address: try again in ${wait} seconds`,
+      };
+    }
+    if ((await this.records.count('Client')) >= this.config.oauth.maxClients) {
+      return {
+        status: 503,
+        retryAfter: 3600,
+        message:
+          'This service keeps no more registered clients for now; a client ID metadata document needs no registration',
+      };
+    }
+    return undefined;
   }
 
   private async make(issuer: string): Promise<OidcProvider> {
@@ -182,6 +207,19 @@ export class AuthorizationServer {
       },
     });
     provider.proxy = true;
+    // Registration is bounded: so many an hour per address, so many clients kept in all.
+    provider.use(async (ctx, next) => {
+      if (ctx.method === 'POST' && ctx.path === ROUTES.registration) {
+        const refusal = await this.registrationRefusal(ctx.req);
+        if (refusal !== undefined) {
+          ctx.status = refusal.status;
+          if (refusal.retryAfter !== undefined) ctx.set('Retry-After', String(refusal.retryAfter));
+          ctx.body = { error: 'invalid_request', error_description: refusal.message };
+          return;
+        }
+      }
+      await next();
+    });
     provider.on('server_error', (_ctx: unknown, error: unknown) =>
       this.logger.emit('error', 'oauth server error', {
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
@@ -189,6 +227,13 @@ export class AuthorizationServer {
     );
     return provider;
   }
+}
+
+/** Why a registration is refused now, if it is. */
+interface Refusal {
+  status: number;
+  message: string;
+  retryAfter?: number;
 }
 
 function listeningOrigin(host: string, request: IncomingMessage): string {

@@ -16,10 +16,22 @@ export interface OidcProvider {
     options?: { mergeWithLastSubmission?: boolean },
   ): Promise<void>;
   proxy: boolean;
+  /** A Koa middleware before the library's own. */
+  use(middleware: (ctx: KoaContext, next: () => Promise<void>) => Promise<void>): void;
   on(event: string, listener: (...args: unknown[]) => void): void;
   Grant: GrantModel;
   AccessToken: { find(value: string): Promise<AccessTokenRecord | undefined> };
   Client: { find(id: string): Promise<ClientRecord | undefined> };
+}
+
+/** What Drey reads and sets of the library's (Koa's) request context. */
+export interface KoaContext {
+  method: string;
+  path: string;
+  req: IncomingMessage;
+  status: number;
+  body: unknown;
+  set(name: string, value: string): void;
 }
 
 export interface Interaction {

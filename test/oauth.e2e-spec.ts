@@ -1,0 +1,303 @@
+import { Api, P } from './support/api';
+import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
+import {
+  CookieJar,
+  REDIRECT_URI,
+  authorize,
+  browse,
+  pkce,
+  register,
+  tokenRequest,
+} from './support/oauth-flow';
+
+/** A tools/call of dataset_rows at `path`, with `token`: its status and body. */
+async function mcpCall(base: string, path: string, token: string) {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'dataset_rows', arguments: { dataset: 'expense_transactions', limit: 1 } },
+    }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe("Drey's authorization server (OAUTH_SERVER)", () => {
+  let t: TestServer;
+  let api: Api;
+  let resource: string;
+
+  beforeAll(async () => {
+    t = await startServer({ OAUTH_SERVER: 'true', OAUTH_REGISTRATIONS_PER_HOUR: '1000' });
+    api = new Api(t.url);
+    resource = `${t.url}/mcp`;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** A client registered, signed in as admin with consent, and its first tokens. */
+  async function signedIn(options: { resource?: string } = {}) {
+    const clientId = await register(t.url);
+    const { verifier, challenge } = pkce();
+    const target = options.resource ?? resource;
+    const { callback, pages } = await authorize(t.url, {
+      clientId,
+      challenge,
+      resource: target,
+      password: ADMIN_PASSWORD,
+    });
+    const code = callback.searchParams.get('code');
+    expect(code).toEqual(expect.any(String));
+    const tokens = await tokenRequest(t.url, {
+      grant_type: 'authorization_code',
+      code: code as string,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: target,
+    });
+    expect(tokens.status).toBe(200);
+    return { clientId, pages, tokens: tokens.body };
+  }
+
+  it('publishes its metadata at RFC 8414’s address and OpenID’s, PKCE S256 only', async () => {
+    for (const path of [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
+    ]) {
+      const { status, body } = await api.get(path);
+      expect(status).toBe(200);
+      expect(body).toMatchObject({
+        issuer: t.url,
+        authorization_endpoint: `${t.url}/oauth/authorize`,
+        token_endpoint: `${t.url}/oauth/token`,
+        registration_endpoint: `${t.url}/oauth/register`,
+        revocation_endpoint: `${t.url}/oauth/revoke`,
+        code_challenge_methods_supported: ['S256'],
+        response_types_supported: ['code'],
+        client_id_metadata_document_supported: true,
+      });
+    }
+  });
+
+  it('signs a person in on its own pages and gives the client a token for the MCP endpoint only', async () => {
+    const { pages, tokens } = await signedIn();
+    expect(pages).toEqual(['Sign in to Expenses', 'Allow access to Expenses']);
+    expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'mcp' });
+    const called = await mcpCall(t.url, '/mcp', tokens.access_token);
+    expect(called.status).toBe(200);
+    expect(called.body.result).toMatchObject({ structuredContent: { total_rows: 1000 } });
+    // Bound to the endpoint it was asked for (RFC 8707): not the other path, not a REST route.
+    const other = await mcpCall(t.url, `${P}/mcp`, tokens.access_token);
+    expect(other.status).toBe(401);
+    expect(other.body).toMatchObject({ error: 'invalid_token' });
+    const rest = await api.get(`${P}/datasets/expense_transactions/results`, tokens.access_token);
+    expect(rest.status).toBe(401);
+    expect(rest.body.message).toContain('MCP endpoint');
+  });
+
+  it('refuses a resource that is not its own MCP endpoint', async () => {
+    const clientId = await register(t.url);
+    const { challenge } = pkce();
+    const { callback } = await authorize(t.url, {
+      clientId,
+      challenge,
+      resource: 'https://elsewhere.example/mcp',
+      password: ADMIN_PASSWORD,
+    }).catch(() => ({ callback: new URL(`${REDIRECT_URI}?error=refused`) }));
+    expect(callback.searchParams.get('code')).toBeNull();
+    expect(callback.searchParams.get('error')).toEqual(expect.any(String));
+  });
+
+  it('refuses an authorization request without PKCE', async () => {
+    const clientId = await register(t.url);
+    const { callback } = await authorize(t.url, {
+      clientId,
+      resource,
+      password: ADMIN_PASSWORD,
+    });
+    expect(callback.searchParams.get('error')).toBe('invalid_request');
+  });
+
+  it('rotates refresh tokens, and a refresh token used twice ends the grant', async () => {
+    const { clientId, tokens } = await signedIn();
+    const refreshed = await tokenRequest(t.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+      resource,
+    });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await mcpCall(t.url, '/mcp', refreshed.body.access_token)).status).toBe(200);
+    const reused = await tokenRequest(t.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+      resource,
+    });
+    expect(reused.body.error).toBe('invalid_grant');
+    expect((await mcpCall(t.url, '/mcp', refreshed.body.access_token)).status).toBe(401);
+  });
+
+  it('revokes a token (RFC 7009): the next call is refused', async () => {
+    const { clientId, tokens } = await signedIn();
+    expect((await mcpCall(t.url, '/mcp', tokens.access_token)).status).toBe(200);
+    const revoked = await fetch(`${t.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.access_token, client_id: clientId }),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await mcpCall(t.url, '/mcp', tokens.access_token)).status).toBe(401);
+  });
+
+  it('remembers consent per person and client: the second sign-in asks for the password only', async () => {
+    const clientId = await register(t.url);
+    const first = await authorize(t.url, {
+      clientId,
+      challenge: pkce().challenge,
+      resource,
+      password: ADMIN_PASSWORD,
+    });
+    expect(first.pages).toEqual(['Sign in to Expenses', 'Allow access to Expenses']);
+    const second = await authorize(t.url, {
+      clientId,
+      challenge: pkce().challenge,
+      resource,
+      password: ADMIN_PASSWORD,
+    });
+    expect(second.pages).toEqual(['Sign in to Expenses']);
+    expect(second.callback.searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  it('sends the browser back with access_denied when the person denies access, audited', async () => {
+    const clientId = await register(t.url, 'Denied assistant');
+    const { callback } = await authorize(t.url, {
+      clientId,
+      challenge: pkce().challenge,
+      resource,
+      password: ADMIN_PASSWORD,
+      decision: 'deny',
+    });
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    const admin = await api.adminToken();
+    const audit = await api.get(`${P}/audit?action=oauth_consent&actor=admin`, admin);
+    expect(audit.body.events[0]).toMatchObject({ target: clientId, outcome: 'failure' });
+  });
+
+  it('answers a wrong password on its page, counted by the login lockout', async () => {
+    const admin = await api.adminToken();
+    await api.userToken(admin, 'oauth-user', { role: 'employee' });
+    const clientId = await register(t.url);
+    const jar = new CookieJar();
+    const start = await browse(
+      jar,
+      `${t.url}/oauth/authorize?${new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        response_type: 'code',
+        scope: 'mcp',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+        resource,
+      })}`,
+    );
+    const page = new URL(start.headers.get('location') as string, t.url).href;
+    let last: Response | undefined;
+    for (let attempt = 0; attempt < 6; attempt++) {
+      last = await browse(jar, `${page}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: 'oauth-user', password: 'wrong-password' }),
+      });
+      const html = await last.text();
+      expect(html).toContain('id="error"');
+      if (attempt < 5) expect(last.status).toBe(401);
+    }
+    // Past LOGIN_MAX_FAILURES (5), the page says to wait, as the login endpoint answers 429.
+    expect(last?.status).toBe(429);
+  });
+
+  it('refuses another site’s form posting a step: the sign-in cookie is SameSite=Lax', async () => {
+    const clientId = await register(t.url);
+    const jar = new CookieJar();
+    const start = await browse(
+      jar,
+      `${t.url}/oauth/authorize?${new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        response_type: 'code',
+        scope: 'mcp',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+        resource,
+      })}`,
+    );
+    const cookies = start.headers.getSetCookie().join('\n');
+    expect(cookies).toMatch(/_interaction=[^\n]*samesite=lax/i);
+    expect(cookies).toMatch(/_interaction=[^\n]*httponly/i);
+    // Without the browser's cookie (what a cross-site POST would carry under Lax), the step is refused.
+    const page = new URL(start.headers.get('location') as string, t.url).href;
+    const forged = await fetch(`${page}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: 'admin', password: ADMIN_PASSWORD }),
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(400);
+  });
+});
+
+describe('registration bounds', () => {
+  let t: TestServer;
+
+  beforeAll(async () => {
+    t = await startServer({
+      OAUTH_SERVER: 'true',
+      OAUTH_REGISTRATIONS_PER_HOUR: '2',
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('lets an address register so many clients an hour, then answers 429 with Retry-After', async () => {
+    await register(t.url);
+    await register(t.url);
+    const third = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
+    });
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await third.json()).toMatchObject({ error: 'invalid_request' });
+  });
+});
+
+describe('with OAUTH_SERVER off', () => {
+  let t: TestServer;
+
+  beforeAll(async () => {
+    t = await startServer();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('has no authorization server: its addresses are not found', async () => {
+    const api = new Api(t.url);
+    expect((await api.get('/.well-known/oauth-authorization-server')).status).toBe(404);
+    expect((await api.get('/oauth/authorize')).status).toBe(404);
+    expect((await api.get('/oauth/sign-in/x')).status).toBe(404);
+  });
+});
