@@ -4,6 +4,7 @@ import {
   CookieJar,
   REDIRECT_URI,
   authorize,
+  authorizeUrl,
   browse,
   pkce,
   register,
@@ -199,18 +200,7 @@ describe("Drey's authorization server (OAUTH_SERVER)", () => {
     await api.userToken(admin, 'oauth-user', { role: 'employee' });
     const clientId = await register(t.url);
     const jar = new CookieJar();
-    const start = await browse(
-      jar,
-      `${t.url}/oauth/authorize?${new URLSearchParams({
-        client_id: clientId,
-        redirect_uri: REDIRECT_URI,
-        response_type: 'code',
-        scope: 'mcp',
-        code_challenge: pkce().challenge,
-        code_challenge_method: 'S256',
-        resource,
-      })}`,
-    );
+    const start = await browse(jar, authorizeUrl(t.url, clientId, resource));
     const page = new URL(start.headers.get('location') as string, t.url).href;
     let last: Response | undefined;
     for (let attempt = 0; attempt < 6; attempt++) {
@@ -230,18 +220,7 @@ describe("Drey's authorization server (OAUTH_SERVER)", () => {
   it('refuses another site’s form posting a step: the sign-in cookie is SameSite=Lax', async () => {
     const clientId = await register(t.url);
     const jar = new CookieJar();
-    const start = await browse(
-      jar,
-      `${t.url}/oauth/authorize?${new URLSearchParams({
-        client_id: clientId,
-        redirect_uri: REDIRECT_URI,
-        response_type: 'code',
-        scope: 'mcp',
-        code_challenge: pkce().challenge,
-        code_challenge_method: 'S256',
-        resource,
-      })}`,
-    );
+    const start = await browse(jar, authorizeUrl(t.url, clientId, resource));
     const cookies = start.headers.getSetCookie().join('\n');
     expect(cookies).toMatch(/_interaction=[^\n]*samesite=lax/i);
     expect(cookies).toMatch(/_interaction=[^\n]*httponly/i);

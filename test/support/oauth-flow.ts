@@ -70,6 +70,20 @@ const form = (fields: Record<string, string>) => ({
   body: new URLSearchParams(fields),
 });
 
+/** An authorization request of `clientId` for `resource`, with a PKCE challenge, as a client sends it. */
+export function authorizeUrl(base: string, clientId: string, resource: string): string {
+  const query = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    response_type: 'code',
+    scope: 'mcp',
+    code_challenge: pkce().challenge,
+    code_challenge_method: 'S256',
+    resource,
+  });
+  return `${base}/oauth/authorize?${query.toString()}`;
+}
+
 /** The action of a page's form. */
 export function formAction(html: string): string {
   const match = /action="([^"]+)"/.exec(html);
@@ -114,7 +128,7 @@ export async function authorize(
     query.set('code_challenge_method', 'S256');
   }
   if (options.resource !== undefined) query.set('resource', options.resource);
-  let response = await browse(jar, `${base}/oauth/authorize?${query}`);
+  let response = await browse(jar, `${base}/oauth/authorize?${query.toString()}`);
   const pages: string[] = [];
   for (let step = 0; step < 10; step++) {
     if (response.status >= 300 && response.status < 400) {
