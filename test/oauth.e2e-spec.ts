@@ -1,5 +1,6 @@
 import { Api, P } from './support/api';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
+import { OAuthClientKind, signInWithSdk } from './support/mcp-oauth';
 import {
   CookieJar,
   REDIRECT_URI,
@@ -234,6 +235,57 @@ describe("Drey's authorization server (OAUTH_SERVER)", () => {
     });
     expect(forged.status).toBe(400);
   });
+});
+
+describe('assistants signing in through the MCP SDKs (OAUTH_SERVER)', () => {
+  let t: TestServer;
+
+  beforeAll(async () => {
+    t = await startServer({ OAUTH_SERVER: 'true', OAUTH_REGISTRATIONS_PER_HOUR: '1000' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers an MCP request without a credential 401, naming its Protected Resource Metadata', async () => {
+    const response = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain(
+      `resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    expect(challenge).toContain('scope="mcp"');
+    const metadata = await new Api(t.url).get('/.well-known/oauth-protected-resource/mcp');
+    expect(metadata.body).toMatchObject({
+      resource: `${t.url}/mcp`,
+      authorization_servers: [t.url],
+      scopes_supported: ['mcp'],
+    });
+  });
+
+  it.each<OAuthClientKind>(['v2', 'v1'])(
+    'the %s SDK registers, signs a person in on Drey’s pages and reads a protected dataset',
+    async (kind) => {
+      const client = await signInWithSdk(kind, `${t.url}/mcp`, { password: ADMIN_PASSWORD });
+      try {
+        const result = await client.callTool('dataset_rows', {
+          dataset: 'expense_transactions',
+          limit: 2,
+        });
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent).toMatchObject({ total_rows: 1000 });
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });
 
 describe('registration bounds', () => {

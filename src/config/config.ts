@@ -57,6 +57,12 @@ export interface AppConfig {
   mcpToken?: string;
   /** Rows a tool of the MCP server answers when it is not told (`limit`), and the most it answers. */
   mcpRows: { default: number; max: number };
+  /**
+   * MCP_ANONYMOUS: with an authorization server (Drey's, or the identity provider's), a request to the MCP
+   * endpoint without a credential is still served the public items, rather than answered 401 with the
+   * challenge that tells an assistant where to sign in. Without one, anonymous callers are served anyway.
+   */
+  mcpAnonymous: boolean;
   /** Time limit of one dataset or query-models query. */
   queryTimeoutMs: number;
   /** What each DuckDB database (the one served, a build's) may use: the engine's `EngineLimits`. */
@@ -187,6 +193,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     tokenExpireMinutes: integer(env, 'TOKEN_EXPIRE_MINUTES', 30, 1, 525600),
     maxResultRows: integer(env, 'MAX_RESULT_ROWS', 100000, 1, 100_000_000),
     mcpRows: mcpRows(env),
+    mcpAnonymous: oneOf(env, 'MCP_ANONYMOUS', ['true', 'false'], 'false') === 'true',
     mcpToken: text(env, 'DREY_TOKEN'),
     queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30000, 100, 3_600_000),
     engine: {

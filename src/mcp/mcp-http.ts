@@ -45,11 +45,12 @@ export class McpHttp {
       { corsOrigins: this.config.corsOrigins },
     );
     if (refused !== undefined) throw new ForbiddenError(refused);
-    // With an identity provider, an assistant is asked to sign a person in (the 401 names the Protected
-    // Resource Metadata, McpProtectedResource) rather than served the public items anonymously.
-    if (this.resource.enabled && caller.username === null) {
+    // With an authorization server, an assistant is asked to sign a person in (the 401 names the Protected
+    // Resource Metadata, McpProtectedResource) rather than served the public items anonymously, unless
+    // the operator chose to serve them (MCP_ANONYMOUS).
+    if (this.resource.asksToSignIn && caller.username === null) {
       throw new AuthenticationRequiredError(
-        'Sign in through the identity provider that resource_metadata (WWW-Authenticate) names, then send Authorization: Bearer <token>',
+        'Sign in through the authorization server that resource_metadata (WWW-Authenticate) names, then send Authorization: Bearer <token>',
       );
     }
     const address = clientAddress(request);

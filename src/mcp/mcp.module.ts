@@ -1,3 +1,4 @@
+import { OAuthModule } from '@/oauth/oauth.module';
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { AdminModule } from '@/admin/admin.module';
 import { AuditModule } from '@/audit/audit.module';
@@ -24,6 +25,7 @@ import { McpTools } from '@/mcp/mcp-tools';
     MetricsModule,
     ParameterCatalogModule,
     ParameterWidgetsModule,
+    OAuthModule,
   ],
   controllers: [McpController],
   providers: [McpTools, McpService, McpHttp, McpProtectedResource],

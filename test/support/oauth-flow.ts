@@ -128,12 +128,32 @@ export async function authorize(
     query.set('code_challenge_method', 'S256');
   }
   if (options.resource !== undefined) query.set('resource', options.resource);
-  let response = await browse(jar, `${base}/oauth/authorize?${query.toString()}`);
+  return signInThrough(`${base}/oauth/authorize?${query.toString()}`, { ...options, jar });
+}
+
+/**
+ * What a person does in a browser from an authorization URL (a client's, as an SDK makes it): the sign-in
+ * page (with `password`), the consent page (with `decision`), until the service sends the browser back to
+ * the client's redirect URI (`redirectUri`, REDIRECT_URI unless given).
+ */
+export async function signInThrough(
+  url: string,
+  options: {
+    username?: string;
+    password: string;
+    decision?: 'allow' | 'deny';
+    jar?: CookieJar;
+    redirectUri?: string;
+  },
+): Promise<Authorization> {
+  const jar = options.jar ?? new CookieJar();
+  const back = options.redirectUri ?? REDIRECT_URI;
+  let response = await browse(jar, url);
   const pages: string[] = [];
   for (let step = 0; step < 10; step++) {
     if (response.status >= 300 && response.status < 400) {
-      const location = new URL(response.headers.get('location') ?? '', base);
-      if (location.href.startsWith(REDIRECT_URI)) return { callback: location, pages };
+      const location = new URL(response.headers.get('location') ?? '', url);
+      if (location.href.startsWith(back)) return { callback: location, pages };
       response = await browse(jar, location.href);
       continue;
     }
@@ -141,7 +161,7 @@ export async function authorize(
     const title = /<h1>([^<]*)<\/h1>/.exec(html)?.[1] ?? `status ${response.status}`;
     pages.push(title);
     if (response.status !== 200) throw new Error(`${title}: ${html.slice(0, 500)}`);
-    const action = new URL(formAction(html), base).href;
+    const action = new URL(formAction(html), url).href;
     response = action.endsWith('/login')
       ? await browse(
           jar,
