@@ -1,6 +1,12 @@
 import { Api, P } from './support/api';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
-import { OAuthClientKind, signInWithSdk } from './support/mcp-oauth';
+import {
+  CLIENT_REDIRECT,
+  MemoryOAuthProvider,
+  OAuthClientKind,
+  signInWithSdk,
+} from './support/mcp-oauth';
+import { loopbackCertificate, serveJsonDocument } from './support/https-document';
 import {
   CookieJar,
   REDIRECT_URI,
@@ -286,6 +292,93 @@ describe('assistants signing in through the MCP SDKs (OAUTH_SERVER)', () => {
       }
     },
   );
+});
+
+describe('clients identified by their metadata document (CIMD)', () => {
+  const tls = loopbackCertificate();
+  let document: Awaited<ReturnType<typeof serveJsonDocument>>;
+  let t: TestServer;
+  let guarded: TestServer;
+
+  beforeAll(async () => {
+    document = await serveJsonDocument(tls, '/assistant/client.json', (url) => ({
+      client_id: url,
+      client_name: 'Metadata document assistant',
+      redirect_uris: [CLIENT_REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }));
+    // Loopback is let through for this test only, and the test's certificate trusted by Node's fetch.
+    t = await startServer({
+      OAUTH_SERVER: 'true',
+      OAUTH_CIMD_ALLOW_LOOPBACK: 'true',
+      NODE_EXTRA_CA_CERTS: tls.certFile,
+    });
+    guarded = await startServer({ OAUTH_SERVER: 'true', NODE_EXTRA_CA_CERTS: tls.certFile });
+  });
+  afterAll(async () => {
+    await Promise.all([t.close(), guarded.close(), document.close()]);
+    tls.remove();
+  });
+
+  it.each<OAuthClientKind>(['v2', 'v1'])(
+    'the %s SDK signs in with its document URL as client_id, named by its origin, with no registration',
+    async (kind) => {
+      const provider = new MemoryOAuthProvider(document.url);
+      const client = await signInWithSdk(kind, `${t.url}/mcp`, {
+        password: ADMIN_PASSWORD,
+        provider,
+      });
+      try {
+        expect(new URL(String(provider.authorizationUrl)).searchParams.get('client_id')).toBe(
+          document.url,
+        );
+        const result = await client.callTool('catalog', {});
+        expect(result.isError).toBeFalsy();
+      } finally {
+        await client.close();
+      }
+      expect(document.fetched()).toBeGreaterThan(0);
+    },
+  );
+
+  it('shows the client on the sign-in page by its document’s origin', async () => {
+    const query = new URLSearchParams({
+      client_id: document.url,
+      redirect_uri: CLIENT_REDIRECT,
+      response_type: 'code',
+      scope: 'mcp',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      resource: `${t.url}/mcp`,
+    });
+    const jar = new CookieJar();
+    const start = await browse(jar, `${t.url}/oauth/authorize?${query.toString()}`);
+    const page = await browse(jar, new URL(start.headers.get('location') as string, t.url).href);
+    const html = await page.text();
+    expect(html).toContain('Metadata document assistant');
+    expect(html).toContain(`<span id="client-origin">${new URL(document.url).host}</span>`);
+  });
+
+  it('does not fetch a document from a loopback address unless told to (SSRF guard)', async () => {
+    const before = document.fetched();
+    const query = new URLSearchParams({
+      client_id: document.url,
+      redirect_uri: CLIENT_REDIRECT,
+      response_type: 'code',
+      scope: 'mcp',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      resource: `${guarded.url}/mcp`,
+    });
+    const response = await fetch(`${guarded.url}/oauth/authorize?${query.toString()}`, {
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('invalid_client');
+    expect(document.fetched()).toBe(before);
+  });
 });
 
 describe('registration bounds', () => {
