@@ -112,6 +112,83 @@ describe("Drey's authorization server (OAUTH_SERVER)", () => {
     expect(rest.body.message).toContain('MCP endpoint');
   });
 
+  it('lists a person’s grants with the client and last use; the person or an administrator ends them', async () => {
+    const admin = await api.adminToken();
+    const { clientId, tokens } = await signedIn();
+    expect((await mcpCall(t.url, '/mcp', tokens.access_token)).status).toBe(200);
+    const listed = await api.get(`${P}/grants`, admin);
+    expect(listed.status).toBe(200);
+    const grant = (listed.body as Record<string, unknown>[]).find(
+      (row) => row.client_id === clientId,
+    );
+    expect(grant).toMatchObject({
+      username: 'admin',
+      client_name: 'Test assistant',
+      client_origin: '127.0.0.1:9',
+      created_at: expect.any(String),
+      last_used_at: expect.any(String),
+    });
+    // Another user sees none of them, and cannot end them.
+    const other = await api.userToken(admin, 'grants-user', { role: 'employee' });
+    expect((await api.get(`${P}/grants`, other)).body).toEqual([]);
+    expect((await api.get(`${P}/grants?username=admin`, other)).status).toBe(403);
+    const refused = await api.request('DELETE', `${P}/grants/${grant?.grant_id as string}`, {
+      token: other,
+    });
+    expect(refused.status).toBe(404);
+    expect((await mcpCall(t.url, '/mcp', tokens.access_token)).status).toBe(200);
+    // The owner ends it: the assistant's next call is refused, and the end is audited.
+    const ended = await api.request('DELETE', `${P}/grants/${grant?.grant_id as string}`, {
+      token: admin,
+    });
+    expect(ended.status).toBe(200);
+    expect((await mcpCall(t.url, '/mcp', tokens.access_token)).status).toBe(401);
+    const refresh = await tokenRequest(t.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+      resource,
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
+    const audit = await api.get(`${P}/audit?actor=admin&limit=50`, admin);
+    const actions = (audit.body.events as { action: string; target: string }[])
+      .filter((event) => event.target === clientId)
+      .map((event) => event.action);
+    expect(actions).toEqual(
+      expect.arrayContaining(['oauth_sign_in', 'oauth_consent', 'oauth_token', 'oauth_revoke']),
+    );
+  });
+
+  it('lets an administrator list and end another user’s grants', async () => {
+    const admin = await api.adminToken();
+    const clientId = await register(t.url);
+    const { verifier, challenge } = pkce();
+    await api.userToken(admin, 'granting-user', { role: 'employee' });
+    const { callback } = await authorize(t.url, {
+      clientId,
+      challenge,
+      resource,
+      username: 'granting-user',
+      password: 'granting-user-password',
+    });
+    const tokens = await tokenRequest(t.url, {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code') as string,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource,
+    });
+    const listed = await api.get(`${P}/grants?username=granting-user`, admin);
+    expect(listed.body).toHaveLength(1);
+    const [grant] = listed.body as { grant_id: string }[];
+    expect((await mcpCall(t.url, '/mcp', tokens.body.access_token)).status).toBe(200);
+    expect(
+      (await api.request('DELETE', `${P}/grants/${grant.grant_id}`, { token: admin })).status,
+    ).toBe(200);
+    expect((await mcpCall(t.url, '/mcp', tokens.body.access_token)).status).toBe(401);
+  });
+
   it('refuses a resource that is not its own MCP endpoint', async () => {
     const clientId = await register(t.url);
     const { challenge } = pkce();

@@ -7,6 +7,7 @@ import { SECRETS, Secrets } from '@/config/secrets';
 import { OAuthRecordsRepository } from '@/database/tables/oauth-records.repository';
 import { UsersRepository } from '@/database/tables/users.repository';
 import { JsonLogger } from '@/runtime/json-logger';
+import { AuditService } from '@/audit/audit.service';
 import { escapeHtml } from '@/http/html';
 import { postgresAdapter } from '@/oauth/postgres-adapter';
 import { OidcProvider, oidcProvider } from '@/oauth/oidc-provider';
@@ -14,6 +15,9 @@ import { isMcpResourcePath } from '@/oauth/mcp-resource';
 import { signInPath } from '@/oauth/oauth-paths';
 import { RegistrationRate } from '@/oauth/registration-limits';
 import { clientAddress } from '@/http/request/client-address';
+
+/** How long a grant (a person's consent to a client) lasts unless revoked: a year. */
+export const GRANT_SECONDS = 365 * 86400;
 
 /** The scope of the MCP endpoint's access tokens. */
 export const MCP_SCOPE = 'mcp';
@@ -62,6 +66,7 @@ export class AuthorizationServer {
     private readonly records: OAuthRecordsRepository,
     private readonly users: UsersRepository,
     private readonly logger: JsonLogger,
+    private readonly audit: AuditService,
   ) {
     this.rate = new RegistrationRate(config.oauth.registrationsPerHour);
   }
@@ -80,6 +85,71 @@ export class AuthorizationServer {
   provider(request: IncomingMessage): Promise<OidcProvider> {
     this.made ??= this.make(this.issuer(request));
     return this.made;
+  }
+
+  /**
+   * Every token issued (a code exchanged, a refresh) and every revocation (RFC 7009, a grant ended by a
+   * refresh token used twice) is audited, under the person's name, with the client.
+   */
+  private auditTokens(provider: OidcProvider): void {
+    const record = (
+      action: string,
+      accountId: unknown,
+      target: unknown,
+      details: Record<string, unknown>,
+    ) => {
+      void (async () => {
+        const user =
+          typeof accountId === 'string'
+            ? await this.users.findById(accountId).catch(() => null)
+            : null;
+        await this.audit.record({
+          action,
+          actor: user?.username ?? null,
+          target: typeof target === 'string' ? target.slice(0, 255) : null,
+          details,
+        });
+      })().catch((error: unknown) =>
+        this.logger.emit('error', 'oauth event not audited', {
+          action,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
+    };
+    provider.on('grant.success', (ctx) => {
+      const { oidc } = ctx as TokenContext;
+      const refresh = oidc.params?.grant_type === 'refresh_token';
+      record(
+        refresh ? 'oauth_refresh' : 'oauth_token',
+        oidc.entities?.Account?.accountId,
+        oidc.entities?.Client?.clientId,
+        {
+          grant: oidc.entities?.Grant?.jti ?? null,
+        },
+      );
+    });
+    provider.on('grant.revoked', (ctx, grantId) => {
+      const { oidc } = ctx as TokenContext;
+      record(
+        'oauth_revoke',
+        oidc.entities?.Account?.accountId ?? oidc.entities?.RefreshToken?.accountId,
+        oidc.entities?.Client?.clientId,
+        {
+          grant: grantId,
+          reason: oidc.route === 'token' ? 'refresh token used twice' : 'revoked by the client',
+        },
+      );
+    });
+    for (const kind of ['access_token', 'refresh_token']) {
+      provider.on(`${kind}.destroyed`, (token) => {
+        const { accountId, clientId, grantId } = token as {
+          accountId?: string;
+          clientId?: string;
+          grantId?: string;
+        };
+        record('oauth_revoke', accountId, clientId, { grant: grantId ?? null, token: kind });
+      });
+    }
   }
 
   private async registrationRefusal(request: IncomingMessage): Promise<Refusal | undefined> {
@@ -198,7 +268,7 @@ export class AuthorizationServer {
         RefreshToken: settings.refreshTokenSeconds,
         Interaction: 600,
         Session: 14 * 86400,
-        Grant: 365 * 86400,
+        Grant: GRANT_SECONDS,
         IdToken: 3600,
       },
       renderError: (ctx: { type: string; body: string }, out: Record<string, string>) => {
@@ -220,6 +290,7 @@ export class AuthorizationServer {
       }
       await next();
     });
+    this.auditTokens(provider);
     provider.on('server_error', (_ctx: unknown, error: unknown) =>
       this.logger.emit('error', 'oauth server error', {
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
@@ -227,6 +298,20 @@ export class AuthorizationServer {
     );
     return provider;
   }
+}
+
+/** What the library's token events carry of their request. */
+interface TokenContext {
+  oidc: {
+    route?: string;
+    params?: Record<string, unknown>;
+    entities?: {
+      Account?: { accountId: string };
+      Client?: { clientId: string };
+      Grant?: { jti: string };
+      RefreshToken?: { accountId: string };
+    };
+  };
 }
 
 /** Why a registration is refused now, if it is. */

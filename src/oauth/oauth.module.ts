@@ -1,3 +1,6 @@
+import { GrantsController } from '@/oauth/grants.controller';
+import { GrantsService } from '@/oauth/grants.service';
+import { AuditModule } from '@/audit/audit.module';
 import { Module } from '@nestjs/common';
 import { AuthorizationServer } from '@/oauth/authorization-server';
 import { OAuthController } from '@/oauth/oauth.controller';
@@ -5,8 +8,9 @@ import { OAuthAccess } from '@/oauth/oauth-access';
 
 /** Drey's own authorization server (OAUTH_SERVER): the library's endpoints and metadata. */
 @Module({
-  controllers: [OAuthController],
-  providers: [AuthorizationServer, OAuthAccess],
-  exports: [AuthorizationServer, OAuthAccess],
+  imports: [AuditModule],
+  controllers: [OAuthController, GrantsController],
+  providers: [AuthorizationServer, OAuthAccess, GrantsService],
+  exports: [AuthorizationServer, OAuthAccess, GrantsService],
 })
 export class OAuthModule {}

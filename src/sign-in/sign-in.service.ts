@@ -9,6 +9,8 @@ import { clientAddress } from '@/http/request/client-address';
 import { AuthorizationServer } from '@/oauth/authorization-server';
 import type { ClientRecord, Interaction, OidcProvider } from '@/oauth/oidc-provider';
 import { signInPath } from '@/oauth/oauth-paths';
+import { GRANT_SECONDS } from '@/oauth/authorization-server';
+import { GrantsService } from '@/oauth/grants.service';
 import {
   ClientView,
   Page,
@@ -34,6 +36,7 @@ export class SignInService {
     private readonly users: UsersRepository,
     private readonly audit: AuditService,
     private readonly served: ServedProject,
+    private readonly grants: GrantsService,
   ) {}
 
   /** The page of a step: the sign-in form or the consent form. */
@@ -145,6 +148,12 @@ export class SignInService {
       grant.addResourceScope(resource, scopes.join(' '));
     }
     const grantId = await grant.save();
+    await this.grants.remember(
+      grantId,
+      user.id,
+      await this.clientView(provider, details),
+      GRANT_SECONDS,
+    );
     await this.audit.record({
       action: 'oauth_consent',
       actor: user.username,
