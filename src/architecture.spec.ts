@@ -108,6 +108,7 @@ const SUBFLOORS: Record<string, string[][]> = {
   ],
   datasets: [['results'], ['.']],
   embedding: [['dto'], ['.']],
+  oauth: [['dto'], ['.']],
 };
 
 /** Arrows that point up a floor, each with its reason. At most two. */
