@@ -8,8 +8,8 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { signInThrough } from './oauth-flow';
 
-/** Where the test client says it receives the authorization response (nothing listens: it is read). */
-export const CLIENT_REDIRECT = 'http://127.0.0.1:9/mcp-client/callback';
+/** Where the test client says it receives the authorization response (nothing listens: it is read; a port Chromium will open). */
+export const CLIENT_REDIRECT = 'http://127.0.0.1:47823/mcp-client/callback';
 
 /**
  * An OAuth client provider as an assistant keeps one, in memory: the SDKs' `OAuthClientProvider` (the same
@@ -24,16 +24,19 @@ export class MemoryOAuthProvider {
   private verifier = '';
   private discovery?: unknown;
 
-  constructor(readonly clientMetadataUrl?: string) {}
+  constructor(
+    readonly clientMetadataUrl?: string,
+    private readonly redirect = CLIENT_REDIRECT,
+  ) {}
 
   get redirectUrl(): string {
-    return CLIENT_REDIRECT;
+    return this.redirect;
   }
 
   get clientMetadata() {
     return {
       client_name: 'Drey test assistant',
-      redirect_uris: [CLIENT_REDIRECT],
+      redirect_uris: [this.redirect],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
@@ -99,26 +102,33 @@ export interface SignedInClient {
 export async function signInWithSdk(
   kind: OAuthClientKind,
   url: string,
-  options: { password: string; username?: string; provider?: MemoryOAuthProvider },
+  options: {
+    password: string;
+    username?: string;
+    provider?: MemoryOAuthProvider;
+    /** What a person does from the authorization URL to the client's redirect (signInThrough unless given). */
+    browser?: (authorizationUrl: string) => Promise<URL>;
+  },
 ): Promise<SignedInClient> {
   const provider = options.provider ?? new MemoryOAuthProvider();
+  const browse =
+    options.browser ??
+    (async (authorizationUrl: string) =>
+      (await signInThrough(authorizationUrl, { ...options, redirectUri: provider.redirectUrl }))
+        .callback);
   const endpoint = new URL(url);
   if (kind === 'v1') {
     const first = new HttpTransportV1(endpoint, { authProvider: provider });
     await expectUnauthorized(
       new ClientV1({ name: 'drey-oauth-v1', version: '1.0.0' }).connect(first),
     );
-    const { callback } = await signInThrough(String(provider.authorizationUrl), {
-      ...options,
-      redirectUri: CLIENT_REDIRECT,
-    });
+    const callback = await browse(String(provider.authorizationUrl));
     await first.finishAuth(callback.searchParams.get('code') ?? '');
     const client = new ClientV1({ name: 'drey-oauth-v1', version: '1.0.0' });
     await client.connect(new HttpTransportV1(endpoint, { authProvider: provider }));
     return {
       provider,
-      callTool: (name, args) =>
-        client.callTool({ name, arguments: args }),
+      callTool: (name, args) => client.callTool({ name, arguments: args }),
       close: () => client.close(),
     };
   }
@@ -129,10 +139,7 @@ export async function signInWithSdk(
       { versionNegotiation: { mode: 'legacy' } },
     ).connect(first),
   );
-  const { callback } = await signInThrough(String(provider.authorizationUrl), {
-    ...options,
-    redirectUri: CLIENT_REDIRECT,
-  });
+  const callback = await browse(String(provider.authorizationUrl));
   await first.finishAuth(callback.searchParams);
   const client = new ClientV2(
     { name: 'drey-oauth-v2', version: '1.0.0' },
@@ -141,8 +148,7 @@ export async function signInWithSdk(
   await client.connect(new HttpTransportV2(endpoint, { authProvider: provider as never }));
   return {
     provider,
-    callTool: (name, args) =>
-      client.callTool({ name, arguments: args }),
+    callTool: (name, args) => client.callTool({ name, arguments: args }),
     close: () => client.close(),
   };
 }
