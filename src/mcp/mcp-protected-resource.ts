@@ -6,6 +6,7 @@ import {
   buildOAuthProtectedResourceMetadata,
   getOAuthProtectedResourceMetadataUrl,
 } from '@modelcontextprotocol/server';
+import { acceptApiKey } from '@/auth/credentials';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { NotFoundError } from '@/core/errors';
 import { ServedProject } from '@/core/project/served-project';
@@ -69,12 +70,16 @@ export class McpProtectedResource {
   }
 }
 
-/** Marks requests to the MCP endpoint with its challenge, before the bearer guard may refuse them. */
+/**
+ * Marks requests to the MCP endpoint, before the bearer guard reads them: their `x-api-key` is a credential
+ * (the endpoint's alone, for headless clients), and with OIDC their 401 carries the endpoint's challenge.
+ */
 @Injectable()
 export class McpChallengeMiddleware implements NestMiddleware {
   constructor(private readonly resource: McpProtectedResource) {}
 
   use(request: Request, _response: Response, next: NextFunction): void {
+    acceptApiKey(request);
     if (this.resource.enabled) setBearerChallenge(request, this.resource.challenge(request));
     next();
   }
