@@ -1,6 +1,7 @@
-import { Api, P, decodeJwt } from './support/api';
-import { TestServer, startServer } from './support/server';
-import { McpTestClient, connectMcp } from './support/mcp-clients';
+import { Api, P, decodeJwt, signJwt } from './support/api';
+import { http } from './support/http';
+import { JWT_SECRET, TestServer, startServer } from './support/server';
+import { McpTestClient, ToolResult, connectMcp, errorBody } from './support/mcp-clients';
 
 const initialize = {
   jsonrpc: '2.0',
@@ -103,6 +104,188 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
       expect(me.body.error).toBe('authentication_required');
       const bad = await api.get(`${P}/data-catalog`, undefined, { 'x-api-key': 'x.y.z' });
       expect(bad.status).toBe(200);
+    });
+  });
+
+  describe('dataset_export: a short-lived link to the full export', () => {
+    interface Link {
+      dataset: string;
+      format: string;
+      url: string;
+      expires_at: string;
+      total_rows: number;
+    }
+    const link = (result: ToolResult) => {
+      expect(result.isError).toBeFalsy();
+      return result.structuredContent as unknown as Link;
+    };
+    const fetchRaw = (url: string) => fetch(url);
+
+    it('answers an absolute link that a plain GET downloads as x_format over HTTP does', async () => {
+      const client = await connect(manager);
+      const answer = link(
+        await client.callTool('dataset_export', {
+          dataset: 'expenses_grouped',
+          format: 'csv',
+          selections: { group_by: 'cat' },
+        }),
+      );
+      expect(
+        answer.url.startsWith(`${t.url}${P}/datasets/expenses_grouped/export-link?token=`),
+      ).toBe(true);
+      const minutes = (Date.parse(answer.expires_at) - Date.now()) / 60_000;
+      expect(minutes).toBeGreaterThan(4);
+      expect(minutes).toBeLessThanOrEqual(5);
+      const viaLink = await fetchRaw(answer.url);
+      expect(viaLink.status).toBe(200);
+      const viaHttp = await fetch(
+        `${t.url}${P}/datasets/expenses_grouped/results?group_by=cat&x_format=csv`,
+        { headers: { Authorization: `Bearer ${manager}` } },
+      );
+      expect(viaLink.headers.get('content-type')).toBe(viaHttp.headers.get('content-type'));
+      expect(viaLink.headers.get('content-disposition')).toBe(
+        viaHttp.headers.get('content-disposition'),
+      );
+      const text = await viaLink.text();
+      expect(text).toBe(await viaHttp.text());
+      expect(text.trim().split('\n').length - 1).toBe(answer.total_rows);
+    });
+
+    it('makes Parquet and Excel files, with the columns asked for', async () => {
+      const client = await connect(admin);
+      const parquet = link(
+        await client.callTool('dataset_export', {
+          dataset: 'expense_transactions',
+          format: 'parquet',
+          columns: ['category'],
+        }),
+      );
+      expect(parquet.total_rows).toBe(1000);
+      const file = Buffer.from(await (await fetchRaw(parquet.url)).arrayBuffer());
+      expect(file.subarray(0, 4).toString()).toBe('PAR1');
+      const xlsx = link(
+        await client.callTool('dataset_export', {
+          dataset: 'expense_transactions',
+          format: 'xlsx',
+        }),
+      );
+      const reply = await fetchRaw(xlsx.url);
+      expect(reply.headers.get('content-disposition')).toContain('expense_transactions.xlsx');
+      expect(
+        Buffer.from(await reply.arrayBuffer())
+          .subarray(0, 2)
+          .toString(),
+      ).toBe('PK');
+    });
+
+    it('passes a selection as a value, never as SQL', async () => {
+      const answer = link(
+        await (
+          await connect(admin)
+        ).callTool('dataset_export', {
+          dataset: 'expense_transactions',
+          selections: { description_filter: "x' OR '1'='1" },
+        }),
+      );
+      expect(answer.total_rows).toBe(0);
+      const text = await (await fetchRaw(answer.url)).text();
+      expect(text.trim().split('\n')).toHaveLength(1);
+    });
+
+    it('refuses a bad format, dataset, selection or column as the HTTP export does', async () => {
+      const client = await connect(manager);
+      const format = await client.callTool('dataset_export', {
+        dataset: 'expenses_grouped',
+        format: 'json',
+      });
+      expect(errorBody(format)).toMatchObject({ statusCode: 400, error: 'invalid_request' });
+      const unknown = await client.callTool('dataset_export', { dataset: 'nope' });
+      expect(errorBody(unknown)).toMatchObject({ statusCode: 404 });
+      const privateOne = await client.callTool('dataset_export', {
+        dataset: 'expense_transactions',
+      });
+      expect(errorBody(privateOne)).toMatchObject({ statusCode: 403, error: 'forbidden' });
+      const selection = await client.callTool('dataset_export', {
+        dataset: 'expenses_grouped',
+        selections: { group_by: 'no-such-option' },
+      });
+      expect(errorBody(selection).statusCode).toBe(400);
+      const column = await client.callTool('dataset_export', {
+        dataset: 'expenses_grouped',
+        columns: ['no_such_column'],
+      });
+      expect(errorBody(column).statusCode).toBe(400);
+    });
+
+    it('refuses selections that would make a link too long to travel', async () => {
+      const result = await (
+        await connect(admin)
+      ).callTool('dataset_export', {
+        dataset: 'expense_transactions',
+        selections: { description_filter: 'x'.repeat(9000) },
+      });
+      expect(errorBody(result)).toMatchObject({ statusCode: 400 });
+      expect(errorBody(result).message).toContain('longer than 8000 characters');
+    });
+
+    it('refuses a link that is tampered with, for another dataset, expired, or of another kind', async () => {
+      const answer = link(
+        await (await connect(manager)).callTool('dataset_export', { dataset: 'expenses_grouped' }),
+      );
+      const token = new URL(answer.url).searchParams.get('token') as string;
+      const tampered = await http(`${answer.url.slice(0, -2)}xx`);
+      expect(tampered.status).toBe(401);
+      expect(tampered.body).toMatchObject({ statusCode: 401, error: 'invalid_token' });
+      const other = await http(
+        `${t.url}${P}/datasets/expenses_by_month/export-link?token=${token}`,
+      );
+      expect(other.status).toBe(401);
+      const claims = decodeJwt(token);
+      const expired = signJwt({ ...claims, exp: Math.floor(Date.now() / 1000) - 5 }, JWT_SECRET);
+      const late = await http(
+        `${t.url}${P}/datasets/expenses_grouped/export-link?token=${expired}`,
+      );
+      expect(late.status).toBe(401);
+      expect(late.body.message).toContain('expired');
+      // A login token is signed with the same key, but is no link (its audience).
+      const login = await http(
+        `${t.url}${P}/datasets/expenses_grouped/export-link?token=${manager}`,
+      );
+      expect(login.status).toBe(401);
+      const none = await http(`${t.url}${P}/datasets/expenses_grouped/export-link`);
+      expect(none.status).toBe(401);
+    });
+
+    it('checks the user again at the fetch: a deleted user’s link is refused', async () => {
+      const gone = await api.userToken(admin, 'gone', { role: 'manager' });
+      const answer = link(
+        await (await connect(gone)).callTool('dataset_export', { dataset: 'expenses_grouped' }),
+      );
+      expect((await fetchRaw(answer.url)).status).toBe(200);
+      const deleted = await api.request('DELETE', `${P}/users/gone`, { token: admin });
+      expect(deleted.status).toBeLessThan(300);
+      const refused = await http(answer.url);
+      expect(refused.status).toBe(401);
+      expect(refused.body.message).toContain('no longer exists');
+    });
+
+    it('serves an anonymous caller the public datasets, and audits issuing and fetching', async () => {
+      const answer = link(
+        await (await connect()).callTool('dataset_export', { dataset: 'expenses_by_month' }),
+      );
+      expect(answer.total_rows).toBe(12);
+      expect((await fetchRaw(answer.url)).status).toBe(200);
+      const fetched = await api.get(`${P}/audit?action=dataset_export_link`, admin);
+      expect(fetched.body.events[0]).toMatchObject({
+        target: 'expenses_by_month',
+        outcome: 'success',
+      });
+      const issued = await api.get(`${P}/audit?action=mcp_tool_call`, admin);
+      expect(
+        (issued.body.events as { details: { tool: string } }[]).some(
+          (event) => event.details.tool === 'dataset_export',
+        ),
+      ).toBe(true);
     });
   });
 });

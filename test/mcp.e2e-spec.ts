@@ -56,6 +56,7 @@ describe('the MCP server', () => {
         'catalog',
         'dataset_parameters',
         'dataset_rows',
+        'dataset_export',
         'dashboard',
       ]);
       const rows = tools.find((tool) => tool.name === 'dataset_rows') as ToolInfo;

@@ -56,6 +56,10 @@ export interface AppConfig {
   mcpToken?: string;
   /** Rows a tool of the MCP server answers when it is not told (`limit`), and the most it answers. */
   mcpRows: { default: number; max: number };
+  /** Minutes a link of the `dataset_export` tool stays valid (MCP_EXPORT_LINK_MINUTES). */
+  mcpExportLinkMinutes: number;
+  /** The largest HTML page the `dashboard` tool answers as text, in bytes (MCP_DASHBOARD_HTML_MAX_BYTES). */
+  mcpDashboardHtmlMaxBytes: number;
   /** Time limit of one dataset or query-models query. */
   queryTimeoutMs: number;
   /** What each DuckDB database (the one served, a build's) may use: the engine's `EngineLimits`. */
@@ -185,6 +189,10 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     tokenExpireMinutes: integer(env, 'TOKEN_EXPIRE_MINUTES', 30, 1, 525600),
     maxResultRows: integer(env, 'MAX_RESULT_ROWS', 100000, 1, 100_000_000),
     mcpRows: mcpRows(env),
+    // Short-lived: whoever holds a link fetches the export, and a link lands in chats and histories.
+    mcpExportLinkMinutes: integer(env, 'MCP_EXPORT_LINK_MINUTES', 5, 1, 60),
+    // What an assistant can take in one answer; 64 KB is a dashboard's page without Chart.js many times over.
+    mcpDashboardHtmlMaxBytes: integer(env, 'MCP_DASHBOARD_HTML_MAX_BYTES', 65536, 1024, 10_485_760),
     mcpToken: text(env, 'DREY_TOKEN'),
     queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30000, 100, 3_600_000),
     engine: {

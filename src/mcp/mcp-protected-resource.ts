@@ -66,7 +66,15 @@ export class McpProtectedResource {
   }
 
   private urlOf(request: Request, path: string): URL {
-    return new URL(path, `${request.protocol}://${request.headers.host ?? 'localhost'}`);
+    return new URL(path, this.originOf(request));
+  }
+
+  /**
+   * The origin a request reached, `http://drey.example.com`: its scheme and its `Host` (which the `Host`
+   * rule of every route has checked), the service knowing no public URL of its own.
+   */
+  originOf(request: Request): string {
+    return `${request.protocol}://${request.headers.host ?? 'localhost'}`;
   }
 }
 

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { asAdministrator, Caller } from '@/core/caller';
 import { callerView } from '@/core/project/scope';
-import { choosableWidgets, embedRequest } from '@/core/embedding/embed-request';
+import { choosableWidgets, embedRequest, refuseEmbedded } from '@/core/embedding/embed-request';
 import { ForbiddenError, InvalidRequestError } from '@/core/errors';
 import { emptyParameterRequest, parseBodySelections } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
@@ -20,6 +20,9 @@ import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { KeptPerView } from '@/mcp/kept-per-view';
 import { pageNote, rowsTable, widgetLine } from '@/mcp/mcp-text';
+import { EXPORT_LINK_FORMATS } from '@/mcp/mcp-schemas';
+import { ExportLinks } from '@/datasets/export-links';
+import { currentPath } from '@/http/routes';
 
 type Args = Record<string, unknown>;
 
@@ -69,12 +72,17 @@ export class McpTools {
     private readonly datasets: DatasetsService,
     private readonly dashboards: DashboardsService,
     private readonly queryModelsService: QueryModelsService,
+    private readonly links: ExportLinks,
     private readonly served: ServedProject,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   get rows(): AppConfig['mcpRows'] {
     return this.config.mcpRows;
+  }
+
+  get exportLinkMinutes(): number {
+    return this.config.mcpExportLinkMinutes;
   }
 
   /**
@@ -206,6 +214,65 @@ export class McpTools {
     return pageResult(rows, window.offset, 'dataset_rows');
   }
 
+  /**
+   * A short-lived link to the whole export of a dataset (ExportLinks), for a result larger than an
+   * assistant takes in rows: checked now as the export over HTTP is (the dataset, the caller's scope, the
+   * selections, the columns: one read of no rows, which also gives the total), fetched later without a
+   * header. `base` is the origin the MCP request reached (scheme and Host, as McpProtectedResource builds
+   * its URLs); over stdio there is none, and no link to give.
+   */
+  async datasetExport(
+    caller: Caller,
+    args: Args,
+    address?: string,
+    base?: string,
+  ): Promise<CallToolResult> {
+    refuseEmbedded(caller, 'export links');
+    const name = args.dataset as string;
+    const format = args.format ?? 'csv';
+    if (!isLinkFormat(format)) {
+      throw new InvalidRequestError(`format must be one of ${EXPORT_LINK_FORMATS.join(', ')}`);
+    }
+    if (base === undefined) {
+      throw new InvalidRequestError(
+        'dataset_export answers a link to the HTTP service: call it over HTTP (P/mcp), not over stdio',
+      );
+    }
+    const selections = (args.selections ?? {}) as Record<string, unknown>;
+    const columns = Array.isArray(args.columns) ? (args.columns as string[]) : [];
+    const checked = await this.datasets.rows(
+      caller,
+      name,
+      selectionRequest(args.selections),
+      { limit: 0, offset: 0, columns },
+      address,
+    );
+    const body = {
+      ...selections,
+      x_format: format,
+      ...(columns.length > 0 ? { x_select: columns } : {}),
+    };
+    const link = await this.links.issue(caller, name, body);
+    const path = `${currentPath(this.served.current)}/datasets/${encodeURIComponent(name)}/export-link`;
+    const url = `${base}${path}?token=${link.token}`;
+    const structured = {
+      dataset: name,
+      format,
+      url,
+      expires_at: link.expiresAt.toISOString(),
+      total_rows: checked.total,
+    };
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `The ${format} export of ${name} (${checked.total} rows): ${url}\nFetch it with a plain GET, no header needed, before ${structured.expires_at}; the link is a credential: share it only with whoever may read the data.`,
+        },
+      ],
+      structuredContent: structured,
+    };
+  }
+
   async dashboard(caller: Caller, args: Args): Promise<CallToolResult> {
     const name = args.dashboard as string;
     const reply = await this.dashboards.render(caller, name, selectionRequest(args.selections));
@@ -282,6 +349,10 @@ function selectionRequest(selections: unknown): ParameterRequest {
     );
   }
   return parseBodySelections(selections);
+}
+
+function isLinkFormat(value: unknown): value is (typeof EXPORT_LINK_FORMATS)[number] {
+  return (EXPORT_LINK_FORMATS as readonly unknown[]).includes(value);
 }
 
 /** A page of rows, with its columns and the total of rows it is cut from. */

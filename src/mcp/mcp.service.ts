@@ -31,6 +31,7 @@ import {
   ToolSubjects,
   offeredTools,
   dashboardInput,
+  datasetExportInput,
   datasetParametersInput,
   datasetRowsInput,
   queryModelsInput,
@@ -44,6 +45,8 @@ import type { ErrorCode } from '@/core/errors';
 /** What the HTTP face hands the SDK as `authInfo`: the caller the bearer guard found, and its address. */
 const CALLER_KEY = 'drey:caller';
 const ADDRESS_KEY = 'drey:address';
+/** The origin (scheme and Host) the MCP request reached, for the links a tool answers. */
+const BASE_KEY = 'drey:base';
 
 /**
  * Who makes a call, from the `authInfo` the SDK hands the call's handler (over HTTP, the request's: see
@@ -155,13 +158,16 @@ export class McpService implements OnModuleDestroy {
     await this.handler.close();
   }
 
-  /** `authInfo` for the SDK's handler, carrying the caller and the client's address. */
-  static authInfo(caller: Caller, address?: string) {
+  /**
+   * `authInfo` for the SDK's handler, carrying the caller, the client's address and the origin the
+   * request reached (`https://drey.example.com`), which links a tool answers start with.
+   */
+  static authInfo(caller: Caller, address?: string, base?: string) {
     return {
       token: '',
       clientId: caller.username ?? 'anonymous',
       scopes: [],
-      extra: { [CALLER_KEY]: caller, [ADDRESS_KEY]: address },
+      extra: { [CALLER_KEY]: caller, [ADDRESS_KEY]: address, [BASE_KEY]: base },
     };
   }
 
@@ -171,7 +177,12 @@ export class McpService implements OnModuleDestroy {
    * the caller and the client's address travel with the request as its `authInfo`, and each call reads
    * them from there (McpHttp decides which requests come here; ServerPool keeps the servers).
    */
-  async answer(caller: Caller, address: string, message: JSONRPCRequest): Promise<JSONRPCMessage> {
+  async answer(
+    caller: Caller,
+    address: string,
+    message: JSONRPCRequest,
+    base?: string,
+  ): Promise<JSONRPCMessage> {
     const subjects = await this.tools.subjects(caller);
     return this.pool.exchange(
       subjects,
@@ -180,7 +191,7 @@ export class McpService implements OnModuleDestroy {
           this.build(caller, subjects, (auth) => Promise.resolve(callerOfAuth(auth))),
         ),
       message,
-      McpService.authInfo(caller, address),
+      McpService.authInfo(caller, address, base),
     );
   }
 
@@ -189,14 +200,16 @@ export class McpService implements OnModuleDestroy {
    * of each call: over HTTP the request's (a server serves one request); over stdio, where one server
    * serves the whole connection, the token checked again, so that a revocation is seen at the next call.
    * `address` is the client's over HTTP (whose query slots an anonymous caller's uncached reads take);
-   * none over stdio.
+   * none over stdio. Over stdio, dataset_export is not offered: its link is to the HTTP service, whose
+   * address a process started by a desktop assistant does not know.
    */
   async serverFor(
     caller: Caller,
     current: () => Promise<Caller> = () => Promise.resolve(caller),
     address?: string,
+    over: 'http' | 'stdio' = 'http',
   ): Promise<McpServer> {
-    return this.build(caller, await this.tools.subjects(caller), current, address);
+    return this.build(caller, await this.tools.subjects(caller), current, address, over);
   }
 
   /**
@@ -209,11 +222,14 @@ export class McpService implements OnModuleDestroy {
     subjects: ToolSubjects,
     current: CallerOf,
     address?: string,
+    over: 'http' | 'stdio' = 'http',
   ): McpServer {
     const project = this.served.current;
     const held = { subjects };
     const rows = this.tools.rows;
-    const offered = new Set(offeredTools(caller));
+    const offered = new Set(
+      offeredTools(caller).filter((tool) => over === 'http' || tool !== 'dataset_export'),
+    );
     const watch = new ToolCallWatch((refusal) =>
       this.refused(() => current(refusal.authInfo), offered, refusal),
     );
@@ -235,6 +251,7 @@ export class McpService implements OnModuleDestroy {
         caller: Caller,
         args: Record<string, unknown>,
         address?: string,
+        base?: string,
       ) => Promise<CallToolResult>,
     ) => {
       if (!offered.has(name)) return;
@@ -254,7 +271,7 @@ export class McpService implements OnModuleDestroy {
             () => current(auth),
             name,
             args ?? {},
-            (who, checked) => run(who, checked, addressOfAuth(auth) ?? address),
+            (who, checked) => run(who, checked, addressOfAuth(auth) ?? address, baseOfAuth(auth)),
           );
         },
       );
@@ -280,6 +297,13 @@ export class McpService implements OnModuleDestroy {
       `A dataset's rows for the given selections: the columns asked for, ${rows.default} rows unless a limit is given (at most ${rows.max}), from an offset. The answer says how many rows were left out and the offset of the next page`,
       (subjects) => datasetRowsInput(subjects, rows),
       (who, args, from) => this.tools.datasetRows(who, args, from),
+    );
+    register(
+      'dataset_export',
+      "A link to a dataset's full export",
+      `A short-lived link (valid ${this.tools.exportLinkMinutes} minutes) to every row of a dataset for the given selections, as a CSV, Parquet or Excel file, for more rows than dataset_rows answers. Anyone holding the link can download it without signing in; the answer gives the URL, its expiry and the row total`,
+      datasetExportInput,
+      (who, args, from, base) => this.tools.datasetExport(who, args, from, base),
     );
     register(
       'dashboard',
@@ -447,4 +471,8 @@ function callerOfAuth(auth: AuthInfo | undefined): Caller {
 
 function addressOfAuth(auth: AuthInfo | undefined): string | undefined {
   return auth?.extra?.[ADDRESS_KEY] as string | undefined;
+}
+
+function baseOfAuth(auth: AuthInfo | undefined): string | undefined {
+  return auth?.extra?.[BASE_KEY] as string | undefined;
 }
