@@ -288,4 +288,80 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
       ).toBe(true);
     });
   });
+
+  describe('dashboard within what an assistant can take', () => {
+    it('answers an HTML page only when asked, without Chart.js inlined: Drey serves it', async () => {
+      const client = await connect(manager);
+      const html = await client.callTool('dashboard', {
+        dashboard: 'expenses_dashboard',
+        format: 'html',
+      });
+      expect(html.isError).toBeFalsy();
+      const text = html.content[0].text ?? '';
+      expect(text).toMatch(/<html/i);
+      const src = `${t.url}${P}/dashboard-assets/chart.umd.min.js`;
+      expect(text).toContain(`<script src="${src}"></script>`);
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(65536);
+      expect(html.structuredContent).toMatchObject({
+        format: 'html',
+        bytes: Buffer.byteLength(text),
+      });
+      const script = await fetch(src);
+      expect(script.status).toBe(200);
+      expect(script.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+      expect((await script.text()).length).toBeGreaterThan(150_000);
+      const again = await fetch(src, {
+        headers: { 'If-None-Match': script.headers.get('etag') ?? '' },
+      });
+      expect(again.status).toBe(304);
+    });
+
+    it('refuses a format other than png or html as a tool error', async () => {
+      const result = await (
+        await connect(manager)
+      ).callTool('dashboard', { dashboard: 'expenses_dashboard', format: 'pdf' });
+      expect(errorBody(result)).toMatchObject({ statusCode: 400, error: 'invalid_request' });
+    });
+  });
+});
+
+describe('the dashboard tool past MCP_DASHBOARD_HTML_MAX_BYTES', () => {
+  let t: TestServer;
+  let api: Api;
+  let client: McpTestClient;
+  let manager: string;
+
+  beforeAll(async () => {
+    t = await startServer({ MCP_DASHBOARD_HTML_MAX_BYTES: '1024' });
+    api = new Api(t.url);
+    const admin = await api.adminToken();
+    manager = await api.userToken(admin, 'mgr', { role: 'manager' });
+    client = await connectMcp('v2-legacy', `${t.url}${P}/mcp`, manager);
+  });
+  afterAll(async () => {
+    await client.close();
+    await t.close();
+  });
+
+  it('does not cut the page: it says how to get it, and a PNG is still answered', async () => {
+    const result = await client.callTool('dashboard', {
+      dashboard: 'expenses_report',
+      format: 'html',
+      selections: { start_date: '2024-06-01' },
+    });
+    expect(result.isError).toBeFalsy();
+    const answer = result.structuredContent as { over_cap: boolean; url: string; bytes: number };
+    expect(answer.over_cap).toBe(true);
+    expect(answer.bytes).toBeGreaterThan(1024);
+    expect(result.content[0].text).toContain('MCP_DASHBOARD_HTML_MAX_BYTES');
+    expect(result.content[0].text).not.toMatch(/<html/i);
+    expect(answer.url).toBe(
+      `${t.url}${P}/dashboards/expenses_report/results?start_date=2024-06-01`,
+    );
+    const page = await fetch(answer.url, { headers: { Authorization: `Bearer ${manager}` } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('2024-06');
+    const png = await client.callTool('dashboard', { dashboard: 'expenses_report' });
+    expect(png.content[0]).toMatchObject({ type: 'image', mimeType: 'image/png' });
+  });
 });

@@ -204,6 +204,13 @@ export function dashboardInput(subjects: ToolSubjects): JsonSchema {
     properties: {
       dashboard: itemNameSchema(subjects.dashboards),
       selections: selectionsSchema(subjects, subjects.dashboards),
+      format: {
+        type: 'string',
+        enum: ['png', 'html'],
+        default: 'png',
+        description:
+          'png (default): an image of the dashboard, whatever its own format; html: its page as text, within a size cap',
+      },
     },
     required: ['dashboard'],
     additionalProperties: false,
@@ -292,7 +299,11 @@ export const LOOSE_INPUTS: Record<ToolName, JsonSchema> = {
   },
   dashboard: {
     type: 'object',
-    properties: { dashboard: { type: 'string' }, selections: { type: 'object' } },
+    properties: {
+      dashboard: { type: 'string' },
+      selections: { type: 'object' },
+      format: { type: 'string' },
+    },
     required: ['dashboard'],
     additionalProperties: false,
   },
@@ -404,6 +415,14 @@ export const OUTPUTS: Record<ToolName, JsonSchema> = {
       format: { type: 'string', enum: ['png', 'html'] },
       content_type: { type: 'string' },
       bytes: { type: 'integer' },
+      over_cap: {
+        type: 'boolean',
+        description: 'The HTML page is over the cap of an answer: open it at url',
+      },
+      url: {
+        type: 'string',
+        description: "The dashboard's HTTP URL, when the page is over the cap",
+      },
     },
     required: ['dashboard', 'format', 'content_type', 'bytes'],
   },

@@ -23,6 +23,7 @@ import { pageNote, rowsTable, widgetLine } from '@/mcp/mcp-text';
 import { EXPORT_LINK_FORMATS } from '@/mcp/mcp-schemas';
 import { ExportLinks } from '@/datasets/export-links';
 import { currentPath } from '@/http/routes';
+import { CHART_JS_ROUTE, withChartJsFrom } from '@/dashboards/template/page-layout';
 
 type Args = Record<string, unknown>;
 
@@ -79,6 +80,10 @@ export class McpTools {
 
   get rows(): AppConfig['mcpRows'] {
     return this.config.mcpRows;
+  }
+
+  get dashboardHtmlMaxBytes(): number {
+    return this.config.mcpDashboardHtmlMaxBytes;
   }
 
   get exportLinkMinutes(): number {
@@ -273,23 +278,66 @@ export class McpTools {
     };
   }
 
-  async dashboard(caller: Caller, args: Args): Promise<CallToolResult> {
+  /**
+   * A dashboard as an assistant can take it: a PNG by default, whatever the dashboard's own format (an
+   * HTML dashboard drawn by the same renderer as PNG dashboards), or with `format: "html"` its page as text,
+   * with Chart.js loaded from Drey (`base`: the origin the MCP request reached) rather than inlined, up to
+   * MCP_DASHBOARD_HTML_MAX_BYTES. A larger page is not cut (half a page is no page): the answer says so
+   * and gives the dashboard's HTTP URL. Over stdio there is no origin to load Chart.js from: HTML is refused.
+   */
+  async dashboard(caller: Caller, args: Args, base?: string): Promise<CallToolResult> {
     const name = args.dashboard as string;
-    const reply = await this.dashboards.render(caller, name, selectionRequest(args.selections));
+    const format = args.format ?? 'png';
+    if (format !== 'png' && format !== 'html') {
+      throw new InvalidRequestError('format must be png or html');
+    }
+    if (format === 'html' && base === undefined) {
+      throw new InvalidRequestError(
+        'format html loads Chart.js from the HTTP service: over stdio, the dashboard tool answers PNG only',
+      );
+    }
+    const reply = await this.dashboards.render(
+      caller,
+      name,
+      selectionRequest(args.selections),
+      undefined,
+      format,
+    );
     if (reply.kind !== 'body')
       throw new Error('A dashboard without If-None-Match was not modified');
+    if (reply.format === 'png') {
+      return {
+        content: [{ type: 'image', data: reply.body.toString('base64'), mimeType: 'image/png' }],
+        structuredContent: {
+          dashboard: reply.name,
+          format: reply.format,
+          content_type: reply.contentType,
+          bytes: reply.body.length,
+        },
+      };
+    }
+    const prefix = `${base as string}${currentPath(this.served.current)}`;
+    const page = withChartJsFrom(reply.body.toString('utf8'), `${prefix}/${CHART_JS_ROUTE}`);
+    const bytes = Buffer.byteLength(page);
+    const cap = this.config.mcpDashboardHtmlMaxBytes;
     const structured = {
       dashboard: reply.name,
       format: reply.format,
       content_type: reply.contentType,
-      bytes: reply.body.length,
+      bytes,
     };
+    if (bytes <= cap) {
+      return { content: [{ type: 'text', text: page }], structuredContent: structured };
+    }
+    const url = `${prefix}/dashboards/${encodeURIComponent(reply.name)}/results${selectionQuery(args.selections)}`;
     return {
-      content:
-        reply.format === 'png'
-          ? [{ type: 'image', data: reply.body.toString('base64'), mimeType: 'image/png' }]
-          : [{ type: 'text', text: reply.body.toString('utf8') }],
-      structuredContent: structured,
+      content: [
+        {
+          type: 'text',
+          text: `The HTML page of ${reply.name} is ${bytes} bytes, over the ${cap} an answer carries (MCP_DASHBOARD_HTML_MAX_BYTES). Call dashboard without format for a PNG of it, or open it at ${url} (with your token as Authorization: Bearer).`,
+        },
+      ],
+      structuredContent: { ...structured, over_cap: true, url },
     };
   }
 
@@ -353,6 +401,20 @@ function selectionRequest(selections: unknown): ParameterRequest {
 
 function isLinkFormat(value: unknown): value is (typeof EXPORT_LINK_FORMATS)[number] {
   return (EXPORT_LINK_FORMATS as readonly unknown[]).includes(value);
+}
+
+/** Selections as the query of a GET (`?a=1&b=x&b=y`), for a URL an answer gives; '' for none. */
+function selectionQuery(selections: unknown): string {
+  const query = new URLSearchParams();
+  if (typeof selections === 'object' && selections !== null) {
+    for (const [name, value] of Object.entries(selections)) {
+      for (const one of Array.isArray(value) ? (value as unknown[]) : [value]) {
+        query.append(name, typeof one === 'string' ? one : JSON.stringify(one));
+      }
+    }
+  }
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
 }
 
 /** A page of rows, with its columns and the total of rows it is cut from. */

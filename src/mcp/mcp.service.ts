@@ -308,9 +308,11 @@ export class McpService implements OnModuleDestroy {
     register(
       'dashboard',
       'A dashboard',
-      'A dashboard rendered for the given selections: a PNG image or an HTML page, as the dashboard is made',
+      over === 'http'
+        ? `A dashboard rendered for the given selections: a PNG image, or with format "html" its page as text (at most ${this.tools.dashboardHtmlMaxBytes} bytes; a larger page answers its URL instead)`
+        : 'A dashboard rendered for the given selections, as a PNG image',
       dashboardInput,
-      (who, args) => this.tools.dashboard(who, args),
+      (who, args, _from, base) => this.tools.dashboard(who, args, base),
     );
     register(
       'query_models',
