@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, NoAuth, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
 import {
@@ -9,7 +9,7 @@ import {
   ApiOptionalToken,
   ApiSelections,
 } from '@/openapi/decorators';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { BODY_ERRORS, COMMON_ERRORS, exportContent } from '@/openapi/common-schemas';
 import { CURRENT } from '@/http/routes';
 import { FastRoute } from '@/http/fast-route/fast-route.decorator';
 import { Selections } from '@/http/input/selections.decorator';
@@ -80,7 +80,15 @@ export class DatasetsController {
   @NoAuth()
   @ApiOperation({ summary: "A dataset's export, by a link of the MCP tool dataset_export" })
   @ApiQuery({ name: 'token', required: true, type: String })
-  @ApiProduces(CONTENT_TYPES.csv, CONTENT_TYPES.parquet, CONTENT_TYPES.xlsx)
+  @ApiOkResponse({
+    description:
+      'The export the link stands for, as `x_format` answers it (`Content-Disposition: attachment`); a link that is expired, tampered with or whose user is gone is a 401 `invalid_token`',
+    content: Object.fromEntries(
+      Object.entries(exportContent()).filter(([type]) =>
+        [CONTENT_TYPES.csv, CONTENT_TYPES.parquet, CONTENT_TYPES.xlsx].includes(type),
+      ),
+    ),
+  })
   exportLink(
     @Param('dataset') name: string,
     @Query('token') token: unknown,
