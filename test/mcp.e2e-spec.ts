@@ -564,6 +564,7 @@ describe('the MCP server for an assistant in a browser (CORS_ORIGINS)', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('Mcp-Protocol-Version');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('X-Api-Key');
     const headers = { Accept: 'application/json, text/event-stream' };
     const initialize = {
       jsonrpc: '2.0',
