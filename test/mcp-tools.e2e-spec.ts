@@ -15,6 +15,17 @@ const initialize = {
 };
 const MCP_HEADERS = { Accept: 'application/json, text/event-stream' };
 
+/** The log line of a finished request, once the server has written it (it is written after the answer). */
+async function requestLine(t: TestServer, id: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const line = t.server.linesOf(id).find((entry) => entry.msg === 'request');
+    if (line) return line;
+    if (Date.now() > deadline) throw new Error(`no log line for request ${id}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 describe('the MCP tools for headless clients and assistants (issue 39)', () => {
   let t: TestServer;
   let api: Api;
@@ -98,6 +109,20 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
       expect(refused.status).toBe(401);
     });
 
+    it('carries Drey tokens only: an embedding token is refused and pointed to Authorization', async () => {
+      const embed = await api.request('POST', `${P}/embed-tokens`, {
+        token: admin,
+        json: { dataset: 'expenses_by_month' },
+      });
+      expect(embed.status).toBe(201);
+      const refused = await api.request('POST', `${P}/mcp`, {
+        json: initialize,
+        headers: { ...MCP_HEADERS, 'x-api-key': embed.body.token as string },
+      });
+      expect(refused.status).toBe(401);
+      expect(refused.body.message).toContain('Authorization: Bearer');
+    });
+
     it('is ignored on every other route: no caller comes of it', async () => {
       const me = await api.get(`${P}/me`, undefined, { 'x-api-key': named });
       expect(me.status).toBe(401);
@@ -149,6 +174,12 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
       const text = await viaLink.text();
       expect(text).toBe(await viaHttp.text());
       expect(text.trim().split('\n').length - 1).toBe(answer.total_rows);
+      // The link's token is a credential: the request log leaves it out, as it does x_embed_token.
+      const token = new URL(answer.url).searchParams.get('token') as string;
+      const id = viaLink.headers.get('x-request-id') as string;
+      const line = await requestLine(t, id);
+      expect(line.path).toBe(`${P}/datasets/expenses_grouped/export-link`);
+      expect(JSON.stringify(t.server.logs)).not.toContain(token);
     });
 
     it('makes Parquet and Excel files, with the columns asked for', async () => {
