@@ -300,6 +300,27 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
       expect(refused.body.message).toContain('no longer exists');
     });
 
+    it('applies the user’s scope as it is at the fetch: a selection they may no longer make is refused', async () => {
+      const moved = await api.userToken(admin, 'moved', { role: 'manager' });
+      // `trans` of group_by is for managers only (user_group_field: role).
+      const answer = link(
+        await (
+          await connect(moved)
+        ).callTool('dataset_export', {
+          dataset: 'expenses_grouped',
+          selections: { group_by: 'trans' },
+        }),
+      );
+      const changed = await api.request('PUT', `${P}/users/moved`, {
+        token: admin,
+        json: { role: 'employee' },
+      });
+      expect(changed.status).toBe(200);
+      const refused = await http(answer.url);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ statusCode: 400 });
+    });
+
     it('serves an anonymous caller the public datasets, and audits issuing and fetching', async () => {
       const answer = link(
         await (await connect()).callTool('dataset_export', { dataset: 'expenses_by_month' }),
