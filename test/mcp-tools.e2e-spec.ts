@@ -300,6 +300,26 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
       expect(refused.body.message).toContain('no longer exists');
     });
 
+    it('lasts no longer than the token it was made with: revoking the token ends its links', async () => {
+      const issued = await api.request('POST', `${P}/tokens`, {
+        token: manager,
+        json: { title: 'assistant with links' },
+      });
+      const key = issued.body.access_token as string;
+      const answer = link(
+        await (
+          await connect(undefined, { 'x-api-key': key })
+        ).callTool('dataset_export', { dataset: 'expenses_grouped' }),
+      );
+      expect((await fetchRaw(answer.url)).status).toBe(200);
+      await api.request('DELETE', `${P}/tokens/${decodeJwt(key).jti as string}`, {
+        token: manager,
+      });
+      const refused = await http(answer.url);
+      expect(refused.status).toBe(401);
+      expect(refused.body.message).toContain('revoked');
+    });
+
     it('applies the user’s scope as it is at the fetch: a selection they may no longer make is refused', async () => {
       const moved = await api.userToken(admin, 'moved', { role: 'manager' });
       // `trans` of group_by is for managers only (user_group_field: role).

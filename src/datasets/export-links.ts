@@ -12,6 +12,7 @@ import { isRecord } from '@/core/parameters/parameter-definition';
 import { parseBodySelections } from '@/core/parameters/selection-request';
 import { ServedProject } from '@/core/project/served-project';
 import { UsersRepository } from '@/database/tables/users.repository';
+import { TokenRecords } from '@/database/token-records/token-records';
 import { DatasetReplies } from '@/datasets/dataset-replies';
 import type { HttpReply } from '@/http/reply/http-reply';
 
@@ -34,6 +35,8 @@ export interface IssuedLink {
  */
 interface LinkClaims {
   userId: string | null;
+  /** The Drey token the link was made with, if any: revoking it ends the link too. */
+  tokenId: string | null;
   dataset: string;
   body: Record<string, unknown>;
   jti: string;
@@ -43,8 +46,8 @@ interface LinkClaims {
  * Short-lived signed links to a dataset's full export (the MCP tool `dataset_export`): a JWT signed with the
  * service's own key (JwtKeys: JWT_SECRET, and during a rotation the previous secrets while accepted), by
  * jose as every token of Drey's, with its own audience, valid MCP_EXPORT_LINK_MINUTES. A fetch re-checks the
- * caller as they are now (the user must still exist; their current fields decide their scope and
- * selections) and is answered by DatasetReplies, as `x_format` over HTTP is: the same content type, file
+ * caller as they are now (the user must still exist, and the Drey token the link was made with, if any, must
+ * not be revoked; their current fields decide their scope and selections) and is answered by DatasetReplies, as `x_format` over HTTP is: the same content type, file
  * name, export slots and limits. Issuing and fetching are audited.
  */
 @Injectable()
@@ -54,6 +57,7 @@ export class ExportLinks {
   constructor(
     private readonly replies: DatasetReplies,
     private readonly users: UsersRepository,
+    private readonly records: TokenRecords,
     private readonly audit: AuditService,
     private readonly served: ServedProject,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -73,7 +77,11 @@ export class ExportLinks {
     }
     const expiresAt = new Date(Date.now() + this.config.mcpExportLinkMinutes * 60_000);
     const jti = randomUUID();
-    const token = await new SignJWT({ ds: dataset, body })
+    const token = await new SignJWT({
+      ds: dataset,
+      body,
+      ...(caller.tokenId !== null ? { tok: caller.tokenId } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
@@ -104,7 +112,7 @@ export class ExportLinks {
       if (claims.dataset !== dataset) {
         throw new InvalidTokenError('This link is for another dataset');
       }
-      caller = await this.callerOf(claims.userId);
+      caller = await this.callerOf(claims);
       const reply = await this.replies.reply(caller, dataset, parseBodySelections(claims.body), {
         format: undefined,
         shape: 'paged',
@@ -154,24 +162,43 @@ export class ExportLinks {
       }
       throw error;
     }
-    const { sub, ds, body, jti } = payload;
+    const { sub, ds, body, jti, tok } = payload;
     if (
       typeof sub !== 'string' ||
       (sub !== '' && !UUID.test(sub)) ||
       typeof ds !== 'string' ||
       !isRecord(body) ||
-      typeof jti !== 'string'
+      typeof jti !== 'string' ||
+      (tok !== undefined && (typeof tok !== 'string' || !UUID.test(tok)))
     ) {
       throw new InvalidTokenError('This is no export link');
     }
-    return { userId: sub === '' ? null : sub, dataset: ds, body, jti };
+    return {
+      userId: sub === '' ? null : sub,
+      tokenId: tok ?? null,
+      dataset: ds,
+      body,
+      jti,
+    };
   }
 
-  /** The link's caller as they are now: their current fields and rights; nobody, for a public link. */
-  private async callerOf(userId: string | null): Promise<Caller> {
+  /**
+   * The link's caller as they are now: their current fields and rights; nobody, for a public link. A link
+   * made with a Drey token (a named token, an assistant's) lasts no longer than that token: revoking the
+   * token ends its links as well.
+   */
+  private async callerOf({ userId, tokenId }: LinkClaims): Promise<Caller> {
     if (userId === null) return ANONYMOUS;
     const user = await this.users.findById(userId);
     if (!user) throw new InvalidTokenError('The user who made this export link no longer exists');
+    if (tokenId !== null) {
+      const record = await this.records.find(tokenId);
+      if (record?.user_id !== userId) {
+        throw new InvalidTokenError(
+          'The token this export link was made with was revoked or has expired',
+        );
+      }
+    }
     return userCaller(user, this.served.current.userFields, null);
   }
 }
