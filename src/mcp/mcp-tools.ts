@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { asAdministrator, Caller } from '@/core/caller';
 import { callerView } from '@/core/project/scope';
-import { choosableWidgets, embedRequest, refuseEmbedded } from '@/core/embedding/embed-request';
+import { choosableWidgets, embedRequest } from '@/core/embedding/embed-request';
 import { ForbiddenError, InvalidRequestError } from '@/core/errors';
 import { emptyParameterRequest, parseBodySelections } from '@/core/parameters/selection-request';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
@@ -12,7 +12,6 @@ import { CatalogService } from '@/catalog/catalog.service';
 import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import { ParameterWidgetsService } from '@/parameter-widgets/parameter-widgets.service';
 import { DatasetsService } from '@/datasets/datasets.service';
-import { DashboardsService } from '@/dashboards/dashboards.service';
 import { QueryModelsService } from '@/admin/query-models.service';
 import type { ToolSubjects } from '@/mcp/mcp-schemas';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
@@ -20,10 +19,6 @@ import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { KeptPerView } from '@/mcp/kept-per-view';
 import { pageNote, rowsTable, widgetLine } from '@/mcp/mcp-text';
-import { EXPORT_LINK_FORMATS } from '@/mcp/mcp-schemas';
-import { ExportLinks } from '@/datasets/export-links';
-import { currentPath } from '@/http/routes';
-import { CHART_JS_ROUTE, withChartJsFrom } from '@/dashboards/template/page-layout';
 
 type Args = Record<string, unknown>;
 
@@ -71,23 +66,13 @@ export class McpTools {
     private readonly parameters: ParameterCatalogService,
     private readonly widgets: ParameterWidgetsService,
     private readonly datasets: DatasetsService,
-    private readonly dashboards: DashboardsService,
     private readonly queryModelsService: QueryModelsService,
-    private readonly links: ExportLinks,
     private readonly served: ServedProject,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   get rows(): AppConfig['mcpRows'] {
     return this.config.mcpRows;
-  }
-
-  get dashboardHtmlMaxBytes(): number {
-    return this.config.mcpDashboardHtmlMaxBytes;
-  }
-
-  get exportLinkMinutes(): number {
-    return this.config.mcpExportLinkMinutes;
   }
 
   /**
@@ -219,128 +204,6 @@ export class McpTools {
     return pageResult(rows, window.offset, 'dataset_rows');
   }
 
-  /**
-   * A short-lived link to the whole export of a dataset (ExportLinks), for a result larger than an
-   * assistant takes in rows: checked now as the export over HTTP is (the dataset, the caller's scope, the
-   * selections, the columns: one read of no rows, which also gives the total), fetched later without a
-   * header. `base` is the origin the MCP request reached (scheme and Host, as McpProtectedResource builds
-   * its URLs); over stdio there is none, and no link to give.
-   */
-  async datasetExport(
-    caller: Caller,
-    args: Args,
-    address?: string,
-    base?: string,
-  ): Promise<CallToolResult> {
-    refuseEmbedded(caller, 'export links');
-    const name = args.dataset as string;
-    const format = args.format ?? 'csv';
-    if (!isLinkFormat(format)) {
-      throw new InvalidRequestError(`format must be one of ${EXPORT_LINK_FORMATS.join(', ')}`);
-    }
-    if (base === undefined) {
-      throw new InvalidRequestError(
-        'dataset_export answers a link to the HTTP service: call it over HTTP (P/mcp), not over stdio',
-      );
-    }
-    const selections = (args.selections ?? {}) as Record<string, unknown>;
-    const columns = Array.isArray(args.columns) ? (args.columns as string[]) : [];
-    const checked = await this.datasets.rows(
-      caller,
-      name,
-      selectionRequest(args.selections),
-      { limit: 0, offset: 0, columns },
-      address,
-    );
-    const body = {
-      ...selections,
-      x_format: format,
-      ...(columns.length > 0 ? { x_select: columns } : {}),
-    };
-    const link = await this.links.issue(caller, name, body);
-    const path = `${currentPath(this.served.current)}/datasets/${encodeURIComponent(name)}/export-link`;
-    const url = `${base}${path}?token=${link.token}`;
-    const structured = {
-      dataset: name,
-      format,
-      url,
-      expires_at: link.expiresAt.toISOString(),
-      total_rows: checked.total,
-    };
-    return {
-      content: [
-        {
-          type: 'text',
-          text: `The ${format} export of ${name} (${checked.total} rows): ${url}\nFetch it with a plain GET, no header needed, before ${structured.expires_at}; the link is a credential: share it only with whoever may read the data.`,
-        },
-      ],
-      structuredContent: structured,
-    };
-  }
-
-  /**
-   * A dashboard as an assistant can take it: a PNG by default, whatever the dashboard's own format (an
-   * HTML dashboard drawn by the same renderer as PNG dashboards), or with `format: "html"` its page as text,
-   * with Chart.js loaded from Drey (`base`: the origin the MCP request reached) rather than inlined, up to
-   * MCP_DASHBOARD_HTML_MAX_BYTES. A larger page is not cut (half a page is no page): the answer says so
-   * and gives the dashboard's HTTP URL. Over stdio there is no origin to load Chart.js from: HTML is refused.
-   */
-  async dashboard(caller: Caller, args: Args, base?: string): Promise<CallToolResult> {
-    const name = args.dashboard as string;
-    const format = args.format ?? 'png';
-    if (format !== 'png' && format !== 'html') {
-      throw new InvalidRequestError('format must be png or html');
-    }
-    if (format === 'html' && base === undefined) {
-      throw new InvalidRequestError(
-        'format html loads Chart.js from the HTTP service: over stdio, the dashboard tool answers PNG only',
-      );
-    }
-    const reply = await this.dashboards.render(
-      caller,
-      name,
-      selectionRequest(args.selections),
-      undefined,
-      format,
-    );
-    if (reply.kind !== 'body')
-      throw new Error('A dashboard without If-None-Match was not modified');
-    if (reply.format === 'png') {
-      return {
-        content: [{ type: 'image', data: reply.body.toString('base64'), mimeType: 'image/png' }],
-        structuredContent: {
-          dashboard: reply.name,
-          format: reply.format,
-          content_type: reply.contentType,
-          bytes: reply.body.length,
-        },
-      };
-    }
-    const prefix = `${base as string}${currentPath(this.served.current)}`;
-    const page = withChartJsFrom(reply.body.toString('utf8'), `${prefix}/${CHART_JS_ROUTE}`);
-    const bytes = Buffer.byteLength(page);
-    const cap = this.config.mcpDashboardHtmlMaxBytes;
-    const structured = {
-      dashboard: reply.name,
-      format: reply.format,
-      content_type: reply.contentType,
-      bytes,
-    };
-    if (bytes <= cap) {
-      return { content: [{ type: 'text', text: page }], structuredContent: structured };
-    }
-    const url = `${prefix}/dashboards/${encodeURIComponent(reply.name)}/results${selectionQuery(args.selections)}`;
-    return {
-      content: [
-        {
-          type: 'text',
-          text: `The HTML page of ${reply.name} is ${bytes} bytes, over the ${cap} an answer carries (MCP_DASHBOARD_HTML_MAX_BYTES). Call dashboard without format for a PNG of it, or open it at ${url} (with your token as Authorization: Bearer).`,
-        },
-      ],
-      structuredContent: { ...structured, over_cap: true, url },
-    };
-  }
-
   async queryModels(caller: Caller, args: Args): Promise<CallToolResult> {
     // The one rule of who is an administrator (core/caller.ts), as @AdminOnly() applies it over HTTP.
     const admin = asAdministrator(caller);
@@ -385,7 +248,7 @@ export class McpTools {
  * The selections of a tool call as a POST body of the current layout gives them. The paging built-ins are
  * the tool's own arguments, so a selection named like one (`x_...`) is refused rather than read as one.
  */
-function selectionRequest(selections: unknown): ParameterRequest {
+export function selectionRequest(selections: unknown): ParameterRequest {
   if (selections === undefined) return emptyParameterRequest();
   if (typeof selections !== 'object' || selections === null || Array.isArray(selections)) {
     throw new InvalidRequestError('selections must be an object of parameter selections by name');
@@ -397,24 +260,6 @@ function selectionRequest(selections: unknown): ParameterRequest {
     );
   }
   return parseBodySelections(selections);
-}
-
-function isLinkFormat(value: unknown): value is (typeof EXPORT_LINK_FORMATS)[number] {
-  return (EXPORT_LINK_FORMATS as readonly unknown[]).includes(value);
-}
-
-/** Selections as the query of a GET (`?a=1&b=x&b=y`), for a URL an answer gives; '' for none. */
-function selectionQuery(selections: unknown): string {
-  const query = new URLSearchParams();
-  if (typeof selections === 'object' && selections !== null) {
-    for (const [name, value] of Object.entries(selections)) {
-      for (const one of Array.isArray(value) ? (value as unknown[]) : [value]) {
-        query.append(name, typeof one === 'string' ? one : JSON.stringify(one));
-      }
-    }
-  }
-  const text = query.toString();
-  return text === '' ? '' : `?${text}`;
 }
 
 /** A page of rows, with its columns and the total of rows it is cut from. */

@@ -37,6 +37,7 @@ import {
   queryModelsInput,
 } from '@/mcp/mcp-schemas';
 import { McpTools, callSubject } from '@/mcp/mcp-tools';
+import { McpFileTools } from '@/mcp/mcp-file-tools';
 import { checkArguments } from '@/mcp/mcp-arguments';
 import { SdkRefusal, ToolCallWatch } from '@/mcp/tool-call-watch';
 import { ServerPool } from '@/mcp/server-pool';
@@ -122,6 +123,7 @@ export class McpService implements OnModuleDestroy {
 
   constructor(
     private readonly tools: McpTools,
+    private readonly files: McpFileTools,
     private readonly audit: AuditService,
     private readonly served: ServedProject,
     private readonly logger: JsonLogger,
@@ -301,18 +303,18 @@ export class McpService implements OnModuleDestroy {
     register(
       'dataset_export',
       "A link to a dataset's full export",
-      `A short-lived link (valid ${this.tools.exportLinkMinutes} minutes) to every row of a dataset for the given selections, as a CSV, Parquet or Excel file, for more rows than dataset_rows answers. Anyone holding the link can download it without signing in; the answer gives the URL, its expiry and the row total`,
+      `A short-lived link (valid ${this.files.exportLinkMinutes} minutes) to every row of a dataset for the given selections, as a CSV, Parquet or Excel file, for more rows than dataset_rows answers. Anyone holding the link can download it without signing in; the answer gives the URL, its expiry and the row total`,
       datasetExportInput,
-      (who, args, from, base) => this.tools.datasetExport(who, args, from, base),
+      (who, args, from, base) => this.files.datasetExport(who, args, from, base),
     );
     register(
       'dashboard',
       'A dashboard',
       over === 'http'
-        ? `A dashboard rendered for the given selections: a PNG image, or with format "html" its page as text (at most ${this.tools.dashboardHtmlMaxBytes} bytes; a larger page answers its URL instead)`
+        ? `A dashboard rendered for the given selections: a PNG image, or with format "html" its page as text (at most ${this.files.dashboardHtmlMaxBytes} bytes; a larger page answers its URL instead)`
         : 'A dashboard rendered for the given selections, as a PNG image',
       dashboardInput,
-      (who, args, _from, base) => this.tools.dashboard(who, args, base),
+      (who, args, _from, base) => this.files.dashboard(who, args, base),
     );
     register(
       'query_models',
