@@ -138,6 +138,8 @@ export async function configureApp(
         'Content-Type',
         'Mcp-Protocol-Version',
         'Mcp-Session-Id',
+        // The MCP endpoint's API key (credentials.ts); other routes ignore it.
+        'X-Api-Key',
         'Mcp-Method',
         'Mcp-Name',
         'Last-Event-ID',

@@ -79,7 +79,7 @@ describe('drey mcp', () => {
       expect((result.structuredContent as { rows: unknown }).rows).toEqual(MONTHLY);
     });
 
-    it('pages through the transactions and renders both dashboards', async () => {
+    it('pages through the transactions and renders both dashboards as PNG', async () => {
       const last = await client.callTool('dataset_rows', {
         dataset: 'expense_transactions',
         columns: ['id'],
@@ -99,8 +99,15 @@ describe('drey mcp', () => {
           .subarray(0, 8)
           .toString('hex'),
       ).toBe(PNG_SIGNATURE);
-      const html = await client.callTool('dashboard', { dashboard: 'expenses_report' });
-      expect(html.content[0].text).toMatch(/<html/i);
+      // The HTML dashboard as a PNG too; its page as text needs the HTTP service (Chart.js is loaded from it).
+      const report = await client.callTool('dashboard', { dashboard: 'expenses_report' });
+      expect(report.content[0]).toMatchObject({ type: 'image', mimeType: 'image/png' });
+      const html = await client.callTool('dashboard', {
+        dashboard: 'expenses_report',
+        format: 'html',
+      });
+      expect(html.isError).toBe(true);
+      expect(html.content[0].text).toContain('PNG only');
       const catalog = await client.callTool('catalog');
       expect(catalog.isError).toBeFalsy();
     });

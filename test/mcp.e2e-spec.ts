@@ -56,6 +56,7 @@ describe('the MCP server', () => {
         'catalog',
         'dataset_parameters',
         'dataset_rows',
+        'dataset_export',
         'dashboard',
       ]);
       const rows = tools.find((tool) => tool.name === 'dataset_rows') as ToolInfo;
@@ -273,16 +274,19 @@ describe('the MCP server', () => {
       expect(JSON.parse(read.contents[0].text ?? '')).toEqual(structured);
     });
 
-    it('renders both dashboards: the PNG as an image, the HTML as text', async () => {
+    it('renders both dashboards as PNG images, and the HTML one as text when asked', async () => {
       const client = await connect(manager);
-      const png = await client.callTool('dashboard', { dashboard: 'expenses_dashboard' });
-      expect(png.isError).toBeFalsy();
-      expect(png.content[0]).toMatchObject({ type: 'image', mimeType: 'image/png' });
-      const bytes = Buffer.from(png.content[0].data ?? '', 'base64');
-      expect(bytes.subarray(0, 8).toString('hex')).toBe(PNG_SIGNATURE);
-      expect(png.structuredContent).toMatchObject({ format: 'png', bytes: bytes.length });
+      for (const dashboard of ['expenses_dashboard', 'expenses_report']) {
+        const png = await client.callTool('dashboard', { dashboard });
+        expect(png.isError).toBeFalsy();
+        expect(png.content[0]).toMatchObject({ type: 'image', mimeType: 'image/png' });
+        const bytes = Buffer.from(png.content[0].data ?? '', 'base64');
+        expect(bytes.subarray(0, 8).toString('hex')).toBe(PNG_SIGNATURE);
+        expect(png.structuredContent).toMatchObject({ format: 'png', bytes: bytes.length });
+      }
       const html = await client.callTool('dashboard', {
         dashboard: 'expenses_report',
+        format: 'html',
         selections: { start_date: '2024-06-01' },
       });
       expect(html.content[0].type).toBe('text');
@@ -560,6 +564,7 @@ describe('the MCP server for an assistant in a browser (CORS_ORIGINS)', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('Mcp-Protocol-Version');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('X-Api-Key');
     const headers = { Accept: 'application/json, text/event-stream' };
     const initialize = {
       jsonrpc: '2.0',

@@ -14,7 +14,7 @@ import { OAuthAccess, isOpaqueToken } from '@/oauth/oauth-access';
  * - an embedding token (its `aud` says so), by bearer or `x_embed_token`: EmbedTokensService;
  * - with OIDC configured, an identity provider's token (any algorithm but Drey's HS256): SsoService;
  * - with Drey's authorization server on, one of its access tokens (opaque), at the MCP endpoint: OAuthAccess;
- * - a Drey token (login or named): DreyTokens;
+ * - a Drey token (login or named): DreyTokens, by bearer or, on the MCP endpoint, `x-api-key`;
  * - identity headers from a trusted proxy: SsoService; without them, nobody (anonymous).
  * A refused credential is a 401 `invalid_token` that says why, the same at every door.
  */
@@ -46,6 +46,24 @@ export class CallerResolver {
           );
         }
         return this.embeds.callerOf(credential.token);
+      case 'api-key':
+        // A Drey token only: an embedding token has its own ways (bearer, x_embed_token), and an
+        // identity provider's token is sent as the provider issued it, a bearer token.
+        if (this.embeds.isEmbedToken(credential.token)) {
+          return Promise.reject(
+            new InvalidTokenError(
+              'x-api-key carries Drey tokens only: send an embedding token as Authorization: Bearer',
+            ),
+          );
+        }
+        if (jwtAlgorithm(credential.token) !== 'HS256') {
+          return Promise.reject(
+            new InvalidTokenError(
+              "x-api-key carries Drey tokens only: send an identity provider's token as Authorization: Bearer",
+            ),
+          );
+        }
+        return this.drey.callerOf(credential.token);
       case 'bearer': {
         const { token } = credential;
         if (this.embeds.isEmbedToken(token)) return this.embeds.callerOf(token);

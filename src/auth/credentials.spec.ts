@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { bearerToken, credentialOf, jwtAlgorithm } from '@/auth/credentials';
+import { acceptApiKey, bearerToken, credentialOf, jwtAlgorithm } from '@/auth/credentials';
 import { InvalidTokenError } from '@/core/errors';
 
 const requestWith = (authorization?: string, method = 'GET', query: Record<string, unknown> = {}) =>
@@ -59,6 +59,43 @@ describe("the HTTP door's credential", () => {
     expect(() => credentialOf(requestWith('Token a', 'GET', { x_embed_token: 'e' }))).toThrow(
       InvalidTokenError,
     );
+  });
+});
+
+describe('x-api-key', () => {
+  const keyed = (key: string | string[] | undefined, authorization?: string, accepted = true) => {
+    const request = {
+      method: 'POST',
+      headers: { authorization, 'x-api-key': key },
+      query: {},
+    } as unknown as IncomingMessage & { query: unknown };
+    if (accepted) acceptApiKey(request);
+    return request;
+  };
+
+  it('is a credential where the route takes it (the MCP endpoint marks its requests)', () => {
+    expect(credentialOf(keyed(' a.b.c '))).toEqual({ kind: 'api-key', token: 'a.b.c' });
+  });
+
+  it('is ignored on any other route, as it always was', () => {
+    expect(credentialOf(keyed('a.b.c', undefined, false)).kind).toBe('identity-headers');
+    expect(credentialOf(keyed('a.b.c', 'Bearer x.y.z', false))).toEqual({
+      kind: 'bearer',
+      token: 'x.y.z',
+      request: expect.anything(),
+    });
+  });
+
+  it('counts an empty header as none', () => {
+    expect(credentialOf(keyed('  ')).kind).toBe('identity-headers');
+  });
+
+  it('refuses a key sent with a bearer token, twice, or with spaces inside', () => {
+    expect(() => credentialOf(keyed('a.b.c', 'Bearer x.y.z'))).toThrow(
+      'Send either Authorization: Bearer or x-api-key, not both',
+    );
+    expect(() => credentialOf(keyed(['a', 'b']))).toThrow(InvalidTokenError);
+    expect(() => credentialOf(keyed('a b'))).toThrow(InvalidTokenError);
   });
 });
 

@@ -24,6 +24,11 @@ export type Credential =
    * embedding token. Only an embedding's: any other token in a URL would end up in logs and histories.
    */
   | { readonly kind: 'embed-link'; readonly token: string }
+  /**
+   * An `x-api-key` header, on the MCP endpoint only (where {@link acceptApiKey} marked the request): a Drey
+   * token (named, for a headless client) sent as MCP servers such as squirrels' take it.
+   */
+  | { readonly kind: 'api-key'; readonly token: string }
   /** Identity headers, which count only when the request comes straight from a trusted proxy. */
   | { readonly kind: 'identity-headers'; readonly request: IncomingMessage };
 
@@ -42,14 +47,49 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match[1];
 }
 
+/** Marks requests whose route takes `x-api-key` (the MCP endpoint's), before the guard reads them. */
+const API_KEY_ACCEPTED = Symbol('apiKeyAccepted');
+
 /**
- * The HTTP door's credential, in the order it counts: a bearer token, else an embedding token in a GET's
- * query, else identity headers (CallerResolver decides whether they count, and without them the caller is
- * anonymous). 401 `invalid_token` for an `Authorization` header that is neither empty nor a bearer token.
+ * Lets {@link credentialOf} read this request's `x-api-key` header. Elsewhere the header is ignored, as it
+ * always was: a gateway in front (AWS API Gateway's own keys, for one) may pass its key along.
+ */
+export function acceptApiKey(request: IncomingMessage): void {
+  (request as IncomingMessage & { [API_KEY_ACCEPTED]?: true })[API_KEY_ACCEPTED] = true;
+}
+
+/**
+ * The `x-api-key` header of a request that takes one; undefined when there is none (or it is empty). Sent
+ * twice, it is the client's error.
+ */
+function apiKeyOf(request: IncomingMessage): string | undefined {
+  if (!(request as IncomingMessage & { [API_KEY_ACCEPTED]?: true })[API_KEY_ACCEPTED]) {
+    return undefined;
+  }
+  const value: unknown = request.headers['x-api-key'];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new InvalidTokenError('Send one x-api-key header');
+  const key = value.trim();
+  if (key === '') return undefined;
+  if (/\s/.test(key)) throw new InvalidTokenError('The x-api-key header must be one token');
+  return key;
+}
+
+/**
+ * The HTTP door's credential, in the order it counts: a bearer token, else (on the MCP endpoint) an
+ * `x-api-key`, else an embedding token in a GET's query, else identity headers (CallerResolver decides
+ * whether they count, and without them the caller is anonymous). 401 `invalid_token` for an
+ * `Authorization` header that is neither empty nor a bearer token, and for a bearer token and an
+ * `x-api-key` sent together: which one stands for the caller would be a guess.
  */
 export function credentialOf(request: IncomingMessage & { query?: unknown }): Credential {
   const token = bearerToken(request.headers.authorization);
+  const apiKey = apiKeyOf(request);
+  if (token !== undefined && apiKey !== undefined) {
+    throw new InvalidTokenError('Send either Authorization: Bearer or x-api-key, not both');
+  }
   if (token !== undefined) return { kind: 'bearer', token, request };
+  if (apiKey !== undefined) return { kind: 'api-key', token: apiKey };
   if (request.method === 'GET' || request.method === 'HEAD') {
     const value = (request.query as Record<string, unknown> | undefined)?.x_embed_token;
     if (typeof value === 'string' && value !== '') return { kind: 'embed-link', token: value };

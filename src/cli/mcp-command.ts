@@ -58,7 +58,12 @@ export async function mcpCommand(config: AppConfig, output: CliOutput): Promise<
     const pinned = new Set<McpServer>();
     const handle = serveStdio(
       async ({ era }) => {
-        const server = await mcp.serverFor(caller, () => resolver.resolve(credential));
+        const server = await mcp.serverFor(
+          caller,
+          () => resolver.resolve(credential),
+          undefined,
+          'stdio',
+        );
         if (era === 'legacy') pinned.add(server);
         return server;
       },

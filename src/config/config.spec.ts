@@ -21,6 +21,8 @@ describe('loadConfig', () => {
       tokenExpireMinutes: 30,
       maxResultRows: 100000,
       mcpRows: { default: 10, max: 100 },
+      mcpExportLinkMinutes: 5,
+      mcpDashboardHtmlMaxBytes: 65536,
       chromiumPath: '/usr/bin/chromium',
       logLevel: 'info',
       corsOrigins: [],
@@ -119,6 +121,13 @@ describe('loadConfig', () => {
     [{ MAX_RESULT_ROWS: '1.5' }, 'MAX_RESULT_ROWS must be a whole number'],
     [{ MCP_MAX_ROWS: '1001' }, 'MCP_MAX_ROWS must be between 1 and 1000, got 1001'],
     [{ MCP_DEFAULT_ROWS: '0' }, 'MCP_DEFAULT_ROWS must be between 1 and 1000, got 0'],
+    // A link whoever holds downloads with: an hour at most.
+    [{ MCP_EXPORT_LINK_MINUTES: '61' }, 'MCP_EXPORT_LINK_MINUTES must be between 1 and 60, got 61'],
+    [{ MCP_EXPORT_LINK_MINUTES: '0' }, 'MCP_EXPORT_LINK_MINUTES must be between 1 and 60, got 0'],
+    [
+      { MCP_DASHBOARD_HTML_MAX_BYTES: '1023' },
+      'MCP_DASHBOARD_HTML_MAX_BYTES must be between 1024 and 10485760, got 1023',
+    ],
     [
       { MCP_MAX_ROWS: '20', MCP_DEFAULT_ROWS: '50' },
       'MCP_DEFAULT_ROWS must be at most MCP_MAX_ROWS (20), got 50',

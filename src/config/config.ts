@@ -63,6 +63,10 @@ export interface AppConfig {
    * challenge that tells an assistant where to sign in. Without one, anonymous callers are served anyway.
    */
   mcpAnonymous: boolean;
+  /** Minutes a link of the `dataset_export` tool stays valid (MCP_EXPORT_LINK_MINUTES). */
+  mcpExportLinkMinutes: number;
+  /** The largest HTML page the `dashboard` tool answers as text, in bytes (MCP_DASHBOARD_HTML_MAX_BYTES). */
+  mcpDashboardHtmlMaxBytes: number;
   /** Time limit of one dataset or query-models query. */
   queryTimeoutMs: number;
   /** What each DuckDB database (the one served, a build's) may use: the engine's `EngineLimits`. */
@@ -194,6 +198,10 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
     maxResultRows: integer(env, 'MAX_RESULT_ROWS', 100000, 1, 100_000_000),
     mcpRows: mcpRows(env),
     mcpAnonymous: oneOf(env, 'MCP_ANONYMOUS', ['true', 'false'], 'false') === 'true',
+    // Short-lived: whoever holds a link fetches the export, and a link lands in chats and histories.
+    mcpExportLinkMinutes: integer(env, 'MCP_EXPORT_LINK_MINUTES', 5, 1, 60),
+    // What an assistant can take in one answer; 64 KB is a dashboard's page without Chart.js many times over.
+    mcpDashboardHtmlMaxBytes: integer(env, 'MCP_DASHBOARD_HTML_MAX_BYTES', 65536, 1024, 10_485_760),
     mcpToken: text(env, 'DREY_TOKEN'),
     queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30000, 100, 3_600_000),
     engine: {

@@ -3,6 +3,7 @@ import { JsonLogger } from '@/runtime/json-logger';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { DashboardsLegacyController } from '@/dashboards/dashboards.legacy.controller';
 import { DashboardsController } from '@/dashboards/dashboards.controller';
+import { DashboardAssetsController } from '@/dashboards/dashboard-assets.controller';
 import { DashboardsService } from '@/dashboards/dashboards.service';
 import { DashboardCache } from '@/dashboards/dashboard-cache';
 import { DatasetsModule } from '@/datasets/datasets.module';
@@ -18,7 +19,7 @@ import { ServedProject } from '@/core/project/served-project';
 @Module({
   // Datasets: a page reads its datasets through their results cache (DatasetsService).
   imports: [MetricsModule, ParameterCatalogModule, DatasetsModule],
-  controllers: [DashboardsController, DashboardsLegacyController],
+  controllers: [DashboardsController, DashboardsLegacyController, DashboardAssetsController],
   providers: [
     DashboardsService,
     DashboardCache,

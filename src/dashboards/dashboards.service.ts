@@ -112,6 +112,7 @@ export class DashboardsService {
     name: string,
     sent: ParameterRequest,
     ifNoneMatch?: string,
+    as?: DashboardFormat,
   ): Promise<DashboardReply> {
     const dashboard = findItem(this.served.current, 'dashboard', name, caller);
     requireScope(dashboard.scope, caller, `the dashboard "${dashboard.name}"`);
@@ -128,7 +129,16 @@ export class DashboardsService {
     const lease = await this.engine.acquireEnvironment();
     try {
       const environment = lease.environment;
-      const { key, cacheable } = this.pageKey(dashboard, environment.id, values, view, catalog);
+      // The format asked for (the MCP tool asks PNG of every dashboard), else the dashboard's own.
+      const format = as ?? dashboard.format;
+      const { key, cacheable } = this.pageKey(
+        dashboard,
+        environment.id,
+        values,
+        view,
+        catalog,
+        format,
+      );
       const page = await this.cache.get(
         dashboard.name,
         key,
@@ -136,7 +146,7 @@ export class DashboardsService {
         // render, takes none.
         () =>
           this.slots.run('render', owner, () =>
-            this.renderAs(dashboard, { request, values, view, catalog, environment }),
+            this.renderAs(dashboard, { request, values, view, catalog, environment }, format),
           ),
         cacheable,
       );
@@ -145,7 +155,7 @@ export class DashboardsService {
       return {
         kind: 'body',
         name: dashboard.name,
-        format: dashboard.format,
+        format,
         contentType: page.contentType,
         body: page.body,
         etag,
@@ -169,6 +179,7 @@ export class DashboardsService {
     values: SelectionValues,
     view: CallerView,
     catalog: ParameterCatalog,
+    format: DashboardFormat,
   ): PageKey {
     const names = this.pages.datasetsRead(dashboard, this.served.current);
     let all = false;
@@ -186,14 +197,20 @@ export class DashboardsService {
     for (const field of groupFields(catalog, parameters)) fields.add(field);
     const reads: CallerReads = all ? 'all' : [...fields].sort();
     const caller = callerParts(view, reads);
-    const keyText = `dashboard\u0000${resultKeyText(buildId, dashboard.name, values, caller)}`;
+    // A page in a format other than the dashboard's own is another page (a PNG of an HTML dashboard).
+    const other = format === dashboard.format ? '' : `${format}\u0000`;
+    const keyText = `dashboard\u0000${other}${resultKeyText(buildId, dashboard.name, values, caller)}`;
     return { key: storeKey(buildId, `dashboard:${dashboard.name}`, keyText), cacheable };
   }
 
-  private async renderAs(dashboard: DashboardSpec, input: PageInput): Promise<RenderedPage> {
+  private async renderAs(
+    dashboard: DashboardSpec,
+    input: PageInput,
+    format: DashboardFormat,
+  ): Promise<RenderedPage> {
     const html = await this.html(dashboard, input);
     const rendered =
-      dashboard.format === 'html'
+      format === 'html'
         ? { contentType: 'text/html; charset=utf-8', body: Buffer.from(html, 'utf8') }
         : { contentType: 'image/png', body: await this.pool.renderPng(html, PNG_VIEWPORT) };
     return { ...rendered, etag: etagOfBody(rendered.body) };

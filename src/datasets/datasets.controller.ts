@@ -1,6 +1,6 @@
-import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiProduces, ApiTags } from '@nestjs/swagger';
-import { CurrentCaller, OptionalAuth } from '@/http/access/access.decorators';
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { CurrentCaller, NoAuth, OptionalAuth } from '@/http/access/access.decorators';
 import type { Caller } from '@/core/caller';
 import {
   ApiDatasetResult,
@@ -9,7 +9,7 @@ import {
   ApiOptionalToken,
   ApiSelections,
 } from '@/openapi/decorators';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
+import { BODY_ERRORS, COMMON_ERRORS, exportContent } from '@/openapi/common-schemas';
 import { CURRENT } from '@/http/routes';
 import { FastRoute } from '@/http/fast-route/fast-route.decorator';
 import { Selections } from '@/http/input/selections.decorator';
@@ -20,6 +20,8 @@ import type { HttpReply } from '@/http/reply/http-reply';
 import { Wants } from '@/datasets/wants.decorator';
 import { CONTENT_TYPES } from '@/datasets/results/stream-formats';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
+import { ClientAddress } from '@/http/request/client-address.decorator';
+import { ExportLinks } from '@/datasets/export-links';
 
 /**
  * Results are JSON, with an ETag (GET answers `If-None-Match` with 304); `Accept: text/csv` or
@@ -35,7 +37,10 @@ import type { ParameterRequest } from '@/core/parameters/selection-request';
 @ApiErrors(...COMMON_ERRORS, 400, 403, 406, 429)
 @Controller(CURRENT)
 export class DatasetsController {
-  constructor(private readonly replies: DatasetReplies) {}
+  constructor(
+    private readonly replies: DatasetReplies,
+    private readonly links: ExportLinks,
+  ) {}
 
   /** A dataset's rows for the given selections; x_orientation, x_select, x_limit, x_offset shape them. */
   @Get('datasets/:dataset/results')
@@ -64,5 +69,31 @@ export class DatasetsController {
     @Wants(resultWants) wants: ReplyWants,
   ): Promise<HttpReply> {
     return this.results(caller, name, request, wants);
+  }
+
+  /**
+   * The export a short-lived link of the MCP tool `dataset_export` stands for, fetched without any header
+   * (docs/mcp.md): the link is the credential, so the route reads no other; its user is checked as they
+   * are now. The token sits in the query, which the request log leaves out, as it does `x_embed_token`.
+   */
+  @Get('datasets/:dataset/export-link')
+  @NoAuth()
+  @ApiOperation({ summary: "A dataset's export, by a link of the MCP tool dataset_export" })
+  @ApiQuery({ name: 'token', required: true, type: String })
+  @ApiOkResponse({
+    description:
+      'The export the link stands for, as `x_format` answers it (`Content-Disposition: attachment`); a link that is expired, tampered with or whose user is gone is a 401 `invalid_token`',
+    content: Object.fromEntries(
+      Object.entries(exportContent()).filter(([type]) =>
+        [CONTENT_TYPES.csv, CONTENT_TYPES.parquet, CONTENT_TYPES.xlsx].includes(type),
+      ),
+    ),
+  })
+  exportLink(
+    @Param('dataset') name: string,
+    @Query('token') token: unknown,
+    @ClientAddress() address: string,
+  ): Promise<HttpReply> {
+    return this.links.open(name, token, address);
   }
 }

@@ -54,14 +54,15 @@ export class McpHttp {
       );
     }
     const address = clientAddress(request);
+    const base = this.resource.originOf(request);
     const node = request as Request & { auth?: AuthInfo };
-    node.auth = McpService.authInfo(caller, address);
+    node.auth = McpService.authInfo(caller, address, base);
     // Express' JSON parser has read the body (within BODY_LIMIT_BYTES and the JSON depth bound).
     const body = request.body as unknown;
     if (answersInJson(request, body)) {
       const plain = plainCall(request, body);
       if (plain !== undefined) {
-        const answer = JSON.stringify(await this.mcp.answer(caller, address, plain));
+        const answer = JSON.stringify(await this.mcp.answer(caller, address, plain, base));
         // As the SDK's transport answers in JSON (`Response.json`): 200, application/json; written by the
         // one writer of replies (its length, and compression as the client accepts it).
         await sendReply(

@@ -6,6 +6,7 @@ import {
   buildOAuthProtectedResourceMetadata,
   getOAuthProtectedResourceMetadataUrl,
 } from '@modelcontextprotocol/server';
+import { acceptApiKey } from '@/auth/credentials';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { NotFoundError } from '@/core/errors';
 import { ServedProject } from '@/core/project/served-project';
@@ -93,16 +94,28 @@ export class McpProtectedResource {
   }
 
   private urlOf(request: Request, path: string): URL {
-    return new URL(path, `${request.protocol}://${request.headers.host ?? 'localhost'}`);
+    return new URL(path, this.originOf(request));
+  }
+
+  /**
+   * The origin a request reached, `http://drey.example.com`: its scheme and its `Host` (which the `Host`
+   * rule of every route has checked), the service knowing no public URL of its own.
+   */
+  originOf(request: Request): string {
+    return `${request.protocol}://${request.headers.host ?? 'localhost'}`;
   }
 }
 
-/** Marks requests to the MCP endpoint with its challenge, before the bearer guard may refuse them. */
+/**
+ * Marks requests to the MCP endpoint, before the bearer guard reads them: their `x-api-key` is a credential
+ * (the endpoint's alone, for headless clients), and with OIDC their 401 carries the endpoint's challenge.
+ */
 @Injectable()
 export class McpChallengeMiddleware implements NestMiddleware {
   constructor(private readonly resource: McpProtectedResource) {}
 
   use(request: Request, _response: Response, next: NextFunction): void {
+    acceptApiKey(request);
     if (this.resource.enabled) setBearerChallenge(request, this.resource.challenge(request));
     next();
   }

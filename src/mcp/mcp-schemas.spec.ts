@@ -14,6 +14,7 @@ describe('offeredTools', () => {
       'catalog',
       'dataset_parameters',
       'dataset_rows',
+      'dataset_export',
       'dashboard',
     ]);
     expect(offeredTools({ ...user, isAdmin: true })).toContain('query_models');
@@ -27,5 +28,7 @@ describe('offeredTools', () => {
       'dataset_rows',
     ]);
     expect(offeredTools({ ...grant('dataset'), isAdmin: true })).not.toContain('query_models');
+    // A link would carry the token's grant past the token's own life.
+    expect(offeredTools(grant('dataset'))).not.toContain('dataset_export');
   });
 });

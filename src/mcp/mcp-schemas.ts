@@ -173,6 +173,30 @@ export function datasetRowsInput(
   };
 }
 
+/** The input of dataset_export. */
+export function datasetExportInput(subjects: ToolSubjects): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      dataset: itemNameSchema(subjects.datasets),
+      format: {
+        type: 'string',
+        enum: [...EXPORT_LINK_FORMATS],
+        default: 'csv',
+        description: 'The file: csv, parquet or xlsx',
+      },
+      selections: selectionsSchema(subjects, subjects.datasets),
+      columns: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Columns to export, in this order (the catalog lists them); all when left out',
+      },
+    },
+    required: ['dataset'],
+    additionalProperties: false,
+  };
+}
+
 /** The input of dashboard. */
 export function dashboardInput(subjects: ToolSubjects): JsonSchema {
   return {
@@ -180,6 +204,13 @@ export function dashboardInput(subjects: ToolSubjects): JsonSchema {
     properties: {
       dashboard: itemNameSchema(subjects.dashboards),
       selections: selectionsSchema(subjects, subjects.dashboards),
+      format: {
+        type: 'string',
+        enum: ['png', 'html'],
+        default: 'png',
+        description:
+          'png (default): an image of the dashboard, whatever its own format; html: its page as text, within a size cap',
+      },
     },
     required: ['dashboard'],
     additionalProperties: false,
@@ -205,11 +236,15 @@ export function queryModelsInput(rows: { default: number; max: number }): JsonSc
   };
 }
 
+/** The formats dataset_export makes links to (ExportLinks' LINK_FORMATS). */
+export const EXPORT_LINK_FORMATS = ['csv', 'parquet', 'xlsx'] as const;
+
 /** Every tool the server has; which of them a caller is offered depends on the caller (mcp.service.ts). */
 export const TOOL_NAMES = [
   'catalog',
   'dataset_parameters',
   'dataset_rows',
+  'dataset_export',
   'dashboard',
   'query_models',
 ] as const;
@@ -251,9 +286,24 @@ export const LOOSE_INPUTS: Record<ToolName, JsonSchema> = {
     required: ['dataset'],
     additionalProperties: false,
   },
+  dataset_export: {
+    type: 'object',
+    properties: {
+      dataset: { type: 'string' },
+      format: { type: 'string' },
+      selections: { type: 'object' },
+      columns: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['dataset'],
+    additionalProperties: false,
+  },
   dashboard: {
     type: 'object',
-    properties: { dashboard: { type: 'string' }, selections: { type: 'object' } },
+    properties: {
+      dashboard: { type: 'string' },
+      selections: { type: 'object' },
+      format: { type: 'string' },
+    },
     required: ['dashboard'],
     additionalProperties: false,
   },
@@ -344,6 +394,20 @@ export const OUTPUTS: Record<ToolName, JsonSchema> = {
     required: ['dataset', 'parameters'],
   },
   dataset_rows: ROWS_OUTPUT,
+  dataset_export: {
+    type: 'object',
+    properties: {
+      dataset: { type: 'string' },
+      format: { type: 'string', enum: [...EXPORT_LINK_FORMATS] },
+      url: {
+        type: 'string',
+        description: 'Fetch it with a plain GET, no header: the link is the credential',
+      },
+      expires_at: { type: 'string', description: 'When the link stops working (UTC, ISO 8601)' },
+      total_rows: { type: 'integer', description: 'The rows the export holds' },
+    },
+    required: ['dataset', 'format', 'url', 'expires_at', 'total_rows'],
+  },
   dashboard: {
     type: 'object',
     properties: {
@@ -351,6 +415,14 @@ export const OUTPUTS: Record<ToolName, JsonSchema> = {
       format: { type: 'string', enum: ['png', 'html'] },
       content_type: { type: 'string' },
       bytes: { type: 'integer' },
+      over_cap: {
+        type: 'boolean',
+        description: 'The HTML page is over the cap of an answer: open it at url',
+      },
+      url: {
+        type: 'string',
+        description: "The dashboard's HTTP URL, when the page is over the cap",
+      },
     },
     required: ['dashboard', 'format', 'content_type', 'bytes'],
   },

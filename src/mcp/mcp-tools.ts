@@ -12,7 +12,6 @@ import { CatalogService } from '@/catalog/catalog.service';
 import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
 import { ParameterWidgetsService } from '@/parameter-widgets/parameter-widgets.service';
 import { DatasetsService } from '@/datasets/datasets.service';
-import { DashboardsService } from '@/dashboards/dashboards.service';
 import { QueryModelsService } from '@/admin/query-models.service';
 import type { ToolSubjects } from '@/mcp/mcp-schemas';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
@@ -67,7 +66,6 @@ export class McpTools {
     private readonly parameters: ParameterCatalogService,
     private readonly widgets: ParameterWidgetsService,
     private readonly datasets: DatasetsService,
-    private readonly dashboards: DashboardsService,
     private readonly queryModelsService: QueryModelsService,
     private readonly served: ServedProject,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -206,26 +204,6 @@ export class McpTools {
     return pageResult(rows, window.offset, 'dataset_rows');
   }
 
-  async dashboard(caller: Caller, args: Args): Promise<CallToolResult> {
-    const name = args.dashboard as string;
-    const reply = await this.dashboards.render(caller, name, selectionRequest(args.selections));
-    if (reply.kind !== 'body')
-      throw new Error('A dashboard without If-None-Match was not modified');
-    const structured = {
-      dashboard: reply.name,
-      format: reply.format,
-      content_type: reply.contentType,
-      bytes: reply.body.length,
-    };
-    return {
-      content:
-        reply.format === 'png'
-          ? [{ type: 'image', data: reply.body.toString('base64'), mimeType: 'image/png' }]
-          : [{ type: 'text', text: reply.body.toString('utf8') }],
-      structuredContent: structured,
-    };
-  }
-
   async queryModels(caller: Caller, args: Args): Promise<CallToolResult> {
     // The one rule of who is an administrator (core/caller.ts), as @AdminOnly() applies it over HTTP.
     const admin = asAdministrator(caller);
@@ -270,7 +248,7 @@ export class McpTools {
  * The selections of a tool call as a POST body of the current layout gives them. The paging built-ins are
  * the tool's own arguments, so a selection named like one (`x_...`) is refused rather than read as one.
  */
-function selectionRequest(selections: unknown): ParameterRequest {
+export function selectionRequest(selections: unknown): ParameterRequest {
   if (selections === undefined) return emptyParameterRequest();
   if (typeof selections !== 'object' || selections === null || Array.isArray(selections)) {
     throw new InvalidRequestError('selections must be an object of parameter selections by name');

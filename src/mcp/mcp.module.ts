@@ -13,6 +13,7 @@ import { McpChallengeMiddleware, McpProtectedResource } from '@/mcp/mcp-protecte
 import { McpHttp } from '@/mcp/mcp-http';
 import { McpService } from '@/mcp/mcp.service';
 import { McpTools } from '@/mcp/mcp-tools';
+import { McpFileTools } from '@/mcp/mcp-file-tools';
 
 /** The MCP server: the same services as the HTTP endpoints, as tools. */
 @Module({
@@ -28,7 +29,7 @@ import { McpTools } from '@/mcp/mcp-tools';
     OAuthModule,
   ],
   controllers: [McpController],
-  providers: [McpTools, McpService, McpHttp, McpProtectedResource],
+  providers: [McpTools, McpFileTools, McpService, McpHttp, McpProtectedResource],
   exports: [McpService],
 })
 export class McpModule implements NestModule {

@@ -31,11 +31,13 @@ import {
   ToolSubjects,
   offeredTools,
   dashboardInput,
+  datasetExportInput,
   datasetParametersInput,
   datasetRowsInput,
   queryModelsInput,
 } from '@/mcp/mcp-schemas';
 import { McpTools, callSubject } from '@/mcp/mcp-tools';
+import { McpFileTools } from '@/mcp/mcp-file-tools';
 import { checkArguments } from '@/mcp/mcp-arguments';
 import { SdkRefusal, ToolCallWatch } from '@/mcp/tool-call-watch';
 import { ServerPool } from '@/mcp/server-pool';
@@ -44,6 +46,8 @@ import type { ErrorCode } from '@/core/errors';
 /** What the HTTP face hands the SDK as `authInfo`: the caller the bearer guard found, and its address. */
 const CALLER_KEY = 'drey:caller';
 const ADDRESS_KEY = 'drey:address';
+/** The origin (scheme and Host) the MCP request reached, for the links a tool answers. */
+const BASE_KEY = 'drey:base';
 
 /**
  * Who makes a call, from the `authInfo` the SDK hands the call's handler (over HTTP, the request's: see
@@ -119,6 +123,7 @@ export class McpService implements OnModuleDestroy {
 
   constructor(
     private readonly tools: McpTools,
+    private readonly files: McpFileTools,
     private readonly audit: AuditService,
     private readonly served: ServedProject,
     private readonly logger: JsonLogger,
@@ -155,13 +160,16 @@ export class McpService implements OnModuleDestroy {
     await this.handler.close();
   }
 
-  /** `authInfo` for the SDK's handler, carrying the caller and the client's address. */
-  static authInfo(caller: Caller, address?: string) {
+  /**
+   * `authInfo` for the SDK's handler, carrying the caller, the client's address and the origin the
+   * request reached (`https://drey.example.com`), which links a tool answers start with.
+   */
+  static authInfo(caller: Caller, address?: string, base?: string) {
     return {
       token: '',
       clientId: caller.username ?? 'anonymous',
       scopes: [],
-      extra: { [CALLER_KEY]: caller, [ADDRESS_KEY]: address },
+      extra: { [CALLER_KEY]: caller, [ADDRESS_KEY]: address, [BASE_KEY]: base },
     };
   }
 
@@ -171,7 +179,12 @@ export class McpService implements OnModuleDestroy {
    * the caller and the client's address travel with the request as its `authInfo`, and each call reads
    * them from there (McpHttp decides which requests come here; ServerPool keeps the servers).
    */
-  async answer(caller: Caller, address: string, message: JSONRPCRequest): Promise<JSONRPCMessage> {
+  async answer(
+    caller: Caller,
+    address: string,
+    message: JSONRPCRequest,
+    base?: string,
+  ): Promise<JSONRPCMessage> {
     const subjects = await this.tools.subjects(caller);
     return this.pool.exchange(
       subjects,
@@ -180,7 +193,7 @@ export class McpService implements OnModuleDestroy {
           this.build(caller, subjects, (auth) => Promise.resolve(callerOfAuth(auth))),
         ),
       message,
-      McpService.authInfo(caller, address),
+      McpService.authInfo(caller, address, base),
     );
   }
 
@@ -189,14 +202,16 @@ export class McpService implements OnModuleDestroy {
    * of each call: over HTTP the request's (a server serves one request); over stdio, where one server
    * serves the whole connection, the token checked again, so that a revocation is seen at the next call.
    * `address` is the client's over HTTP (whose query slots an anonymous caller's uncached reads take);
-   * none over stdio.
+   * none over stdio. Over stdio, dataset_export is not offered: its link is to the HTTP service, whose
+   * address a process started by a desktop assistant does not know.
    */
   async serverFor(
     caller: Caller,
     current: () => Promise<Caller> = () => Promise.resolve(caller),
     address?: string,
+    over: 'http' | 'stdio' = 'http',
   ): Promise<McpServer> {
-    return this.build(caller, await this.tools.subjects(caller), current, address);
+    return this.build(caller, await this.tools.subjects(caller), current, address, over);
   }
 
   /**
@@ -209,11 +224,14 @@ export class McpService implements OnModuleDestroy {
     subjects: ToolSubjects,
     current: CallerOf,
     address?: string,
+    over: 'http' | 'stdio' = 'http',
   ): McpServer {
     const project = this.served.current;
     const held = { subjects };
     const rows = this.tools.rows;
-    const offered = new Set(offeredTools(caller));
+    const offered = new Set(
+      offeredTools(caller).filter((tool) => over === 'http' || tool !== 'dataset_export'),
+    );
     const watch = new ToolCallWatch((refusal) =>
       this.refused(() => current(refusal.authInfo), offered, refusal),
     );
@@ -235,6 +253,7 @@ export class McpService implements OnModuleDestroy {
         caller: Caller,
         args: Record<string, unknown>,
         address?: string,
+        base?: string,
       ) => Promise<CallToolResult>,
     ) => {
       if (!offered.has(name)) return;
@@ -254,7 +273,7 @@ export class McpService implements OnModuleDestroy {
             () => current(auth),
             name,
             args ?? {},
-            (who, checked) => run(who, checked, addressOfAuth(auth) ?? address),
+            (who, checked) => run(who, checked, addressOfAuth(auth) ?? address, baseOfAuth(auth)),
           );
         },
       );
@@ -282,11 +301,20 @@ export class McpService implements OnModuleDestroy {
       (who, args, from) => this.tools.datasetRows(who, args, from),
     );
     register(
+      'dataset_export',
+      "A link to a dataset's full export",
+      `A short-lived link (valid ${this.files.exportLinkMinutes} minutes) to every row of a dataset for the given selections, as a CSV, Parquet or Excel file, for more rows than dataset_rows answers. Anyone holding the link can download it without signing in; the answer gives the URL, its expiry and the row total`,
+      datasetExportInput,
+      (who, args, from, base) => this.files.datasetExport(who, args, from, base),
+    );
+    register(
       'dashboard',
       'A dashboard',
-      'A dashboard rendered for the given selections: a PNG image or an HTML page, as the dashboard is made',
+      over === 'http'
+        ? `A dashboard rendered for the given selections: a PNG image, or with format "html" its page as text (at most ${this.files.dashboardHtmlMaxBytes} bytes; a larger page answers its URL instead)`
+        : 'A dashboard rendered for the given selections, as a PNG image',
       dashboardInput,
-      (who, args) => this.tools.dashboard(who, args),
+      (who, args, _from, base) => this.files.dashboard(who, args, base),
     );
     register(
       'query_models',
@@ -447,4 +475,8 @@ function callerOfAuth(auth: AuthInfo | undefined): Caller {
 
 function addressOfAuth(auth: AuthInfo | undefined): string | undefined {
   return auth?.extra?.[ADDRESS_KEY] as string | undefined;
+}
+
+function baseOfAuth(auth: AuthInfo | undefined): string | undefined {
+  return auth?.extra?.[BASE_KEY] as string | undefined;
 }

@@ -63,7 +63,8 @@ const REFUSED = {
   '503': layoutError('A service Drey depends on is unavailable'),
 };
 
-const SECURITY: Record<string, string[]>[] = [{ bearer: [] }, {}];
+/** A bearer token, the same Drey token as `x-api-key` (this endpoint's alone), or nobody. */
+const SECURITY: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }, {}];
 
 function post(summary: string): OperationObject {
   return {

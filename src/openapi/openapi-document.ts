@@ -43,6 +43,8 @@ export function buildDocument(
       )
       .setVersion(settings.version)
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+      // The MCP endpoint's alone (docs/mcp.md): a Drey token for a headless client that sends an API key.
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, 'apiKey')
       .addOAuth2(
         { type: 'oauth2', flows: { password: { tokenUrl: `/${prefix}/login`, scopes: {} } } },
         'login',

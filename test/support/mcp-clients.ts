@@ -44,8 +44,12 @@ export async function connectMcp(
   kind: ClientKind,
   url: string,
   token?: string,
+  extraHeaders: Record<string, string> = {},
 ): Promise<McpTestClient> {
-  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  const headers: Record<string, string> = {
+    ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    ...extraHeaders,
+  };
   const endpoint = new URL(url);
   if (kind === 'v1') {
     const client = new ClientV1({ name: 'drey-test-v1', version: '1.0.0' });

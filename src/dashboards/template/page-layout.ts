@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { escapeHtml } from '@/http/html';
 import { PolicyDirectives, pagePolicy, policyText } from '@/http/security-headers';
 
 const FRAMED = new Map<string, string>();
@@ -124,6 +125,27 @@ export const LAYOUT = `<!doctype html>
 `;
 
 let chartJs: string | undefined;
+
+/** Where Drey serves Chart.js, under the project's prefix: `P/dashboard-assets/chart.umd.min.js`. */
+export const CHART_JS_ROUTE = 'dashboard-assets/chart.umd.min.js';
+
+/**
+ * A page of the layout with Chart.js loaded from `src` (Drey's own copy, served at {@link CHART_JS_ROUTE})
+ * rather than inlined: 200 KB less, for an assistant that reads the page as text. Its policy allows that one
+ * script besides the page's own, and still nothing else. A page that does not use the layout has no Chart.js
+ * of ours, and is left as it is.
+ */
+export function withChartJsFrom(html: string, src: string): string {
+  const inlined = `<script>${chartJsSource()}</script>`;
+  const at = html.indexOf(inlined);
+  if (at < 0) return html;
+  const policy = policyText({ ...PAGE_DIRECTIVES, scriptSrc: ["'unsafe-inline'", src] });
+  const page = `${html.slice(0, at)}<script src="${escapeHtml(src)}"></script>${html.slice(at + inlined.length)}`;
+  return page.replace(
+    /<meta http-equiv="Content-Security-Policy" content="[^"]*">/,
+    () => `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(policy)}">`,
+  );
+}
 
 /** Chart.js, inlined into every page (read once): pages are self-contained and load nothing. */
 export function chartJsSource(): string {
