@@ -52,6 +52,6 @@ import { UsersModule } from '@/users/users.module';
     BearerAuthGuard,
   ],
   // CallerResolver: `drey mcp` signs in with a token outside HTTP, through the same resolver.
-  exports: [BearerAuthGuard, CallerResolver, AuthService],
+  exports: [BearerAuthGuard, CallerResolver, AuthService, SsoService],
 })
 export class AuthModule {}

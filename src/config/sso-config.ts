@@ -26,6 +26,12 @@ export interface OidcConfig {
   clockSkewSeconds: number;
   /** After a JWKS fetch, no other fetch for this long, even for an unknown key id. */
   jwksCooldownSeconds: number;
+  /**
+   * OIDC_CLIENT_ID (and OIDC_CLIENT_SECRET for a confidential client): Drey as the provider's client, so
+   * that the sign-in page of its own authorization server sends people to the provider (docs/mcp.md).
+   */
+  clientId?: string;
+  clientSecret?: string;
 }
 
 export interface SsoConfig {
@@ -147,6 +153,8 @@ export function loadSsoConfig(env: Env): SsoConfig {
       jwksUrl: httpUrl(env, 'OIDC_JWKS_URL'),
       audience,
       usernameClaim: text(env, 'OIDC_USERNAME_CLAIM') ?? 'preferred_username',
+      clientId: text(env, 'OIDC_CLIENT_ID'),
+      clientSecret: text(env, 'OIDC_CLIENT_SECRET'),
       groupsClaim: text(env, 'OIDC_GROUPS_CLAIM') ?? 'groups',
       clockSkewSeconds: Number(skew),
       jwksCooldownSeconds: Number(cooldown),

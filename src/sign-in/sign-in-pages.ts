@@ -61,8 +61,10 @@ export function signInPage(options: {
   returnTo?: string;
   error?: string;
   username?: string;
+  /** With a corporate identity provider: where its button leads. */
+  federated?: string;
 }): Page {
-  const { action, project, client, returnTo, error, username } = options;
+  const { action, project, client, returnTo, error, username, federated } = options;
   return page(
     `Sign in to ${project}`,
     `${clientLine(client, project)}
@@ -73,7 +75,11 @@ ${error ? `<p role="alert" id="error">${escapeHtml(error)}</p>` : ''}
 <p><label for="password">Password</label><br>
 <input id="password" name="password" type="password" autocomplete="current-password" required${username ? ' autofocus' : ''}></p>
 <p><button id="sign-in" type="submit">Sign in</button></p>
-</form>`,
+</form>${
+      federated
+        ? `\n<p><a id="federated" href="${escapeHtml(federated)}">Sign in with your organization’s account</a></p>`
+        : ''
+    }`,
     returnTo,
   );
 }

@@ -5,6 +5,7 @@ import { NoAuth } from '@/http/access/access.decorators';
 import { BodyTypes } from '@/http/input/body-types';
 import { SIGN_IN_PREFIX } from '@/oauth/oauth-paths';
 import { SignInService, Step } from '@/sign-in/sign-in.service';
+import { FEDERATION_CALLBACK } from '@/sign-in/federation';
 
 const PAGE = `${SIGN_IN_PREFIX.slice(1)}/:uid`;
 
@@ -18,6 +19,22 @@ const PAGE = `${SIGN_IN_PREFIX.slice(1)}/:uid`;
 @Controller()
 export class SignInController {
   constructor(private readonly signIn: SignInService) {}
+
+  /** Back from the identity provider: before `:uid`, which the word `callback` would otherwise match. */
+  @Get(FEDERATION_CALLBACK.slice(1))
+  async federationCallback(@Req() request: Request, @Res() response: Response): Promise<void> {
+    send(response, await this.signIn.federationCallback(request, response));
+  }
+
+  @Get(`${PAGE}/federated`)
+  async federate(@Req() request: Request, @Res() response: Response): Promise<void> {
+    send(response, await this.signIn.federate(request, response));
+  }
+
+  @Get(`${PAGE}/federated/done`)
+  async federationDone(@Req() request: Request, @Res() response: Response): Promise<void> {
+    send(response, await this.signIn.federationDone(request, response));
+  }
 
   @Get(PAGE)
   async show(@Req() request: Request, @Res() response: Response): Promise<void> {

@@ -11,6 +11,9 @@ import type { ClientRecord, Interaction, OidcProvider } from '@/oauth/oidc-provi
 import { signInPath } from '@/oauth/oauth-paths';
 import { GRANT_SECONDS } from '@/oauth/authorization-server';
 import { GrantsService } from '@/oauth/grants.service';
+import { OAuthRecordsRepository } from '@/database/tables/oauth-records.repository';
+import { Federation } from '@/sign-in/federation';
+import { randomUUID } from 'node:crypto';
 import {
   ClientView,
   Page,
@@ -37,7 +40,81 @@ export class SignInService {
     private readonly audit: AuditService,
     private readonly served: ServedProject,
     private readonly grants: GrantsService,
+    private readonly federation: Federation,
+    private readonly records: OAuthRecordsRepository,
   ) {}
+
+  /** The sign-in sent to the identity provider; the browser goes there (303). */
+  async federate(request: Request, response: Response): Promise<Step> {
+    const found = await this.interaction(request, response);
+    if ('page' in found) return found;
+    if (!this.federation.enabled || found.details.prompt.name !== 'login') {
+      return this.show(request, response);
+    }
+    response.redirect(303, (await this.federation.start(request, found.details.uid)).href);
+    return null;
+  }
+
+  /**
+   * Back from the identity provider (its one fixed callback): the code exchanged and the identity mapped,
+   * then the browser sent on to its interaction's address, where its sign-in cookie is read (`done`).
+   */
+  async federationCallback(request: Request, response: Response): Promise<Step> {
+    if (!this.federation.enabled) return { page: problemPage('Not found.'), status: 404 };
+    let outcome;
+    try {
+      outcome = await this.federation.finish(request);
+    } catch (error) {
+      if (error instanceof DomainError) {
+        return { page: problemPage(error.message), status: STATUS_OF[error.code] };
+      }
+      throw error;
+    }
+    const result = randomUUID();
+    await this.records.upsert('FederationDone', result, { ...outcome }, 120);
+    response.redirect(303, `${signInPath(outcome.uid)}/federated/done?result=${result}`);
+    return null;
+  }
+
+  /** The interaction finished for the account the provider signed in, or the sign-in page with why not. */
+  async federationDone(request: Request, response: Response): Promise<Step> {
+    const found = await this.interaction(request, response);
+    if ('page' in found) return found;
+    const { provider, details } = found;
+    const id = typeof request.query.result === 'string' ? request.query.result : '';
+    const kept = /^[0-9a-f-]{36}$/.test(id)
+      ? await this.records.find('FederationDone', id)
+      : undefined;
+    if (kept === undefined || kept.uid !== details.uid) return this.show(request, response);
+    await this.records.destroy('FederationDone', id);
+    if (typeof kept.accountId !== 'string') {
+      return {
+        page: signInPage({
+          action: `${signInPath(details.uid)}/login`,
+          project: this.served.current.label,
+          client: await this.clientView(provider, details),
+          returnTo: returnTarget(details.params.redirect_uri),
+          error: typeof kept.refused === 'string' ? kept.refused : 'Not signed in.',
+          federated: `${signInPath(details.uid)}/federated`,
+        }),
+        status: 401,
+      };
+    }
+    const user = await this.users.findById(kept.accountId);
+    await this.audit.record({
+      action: 'oauth_sign_in',
+      actor: user?.username ?? null,
+      target: details.params.client_id?.slice(0, 255) ?? null,
+      details: { via: 'identity provider' },
+    });
+    await provider.interactionFinished(
+      request,
+      response,
+      { login: { accountId: kept.accountId } },
+      { mergeWithLastSubmission: false },
+    );
+    return null;
+  }
 
   /** The page of a step: the sign-in form or the consent form. */
   async show(request: Request, response: Response): Promise<Step> {
@@ -49,7 +126,10 @@ export class SignInService {
     const returnTo = returnTarget(details.params.redirect_uri);
     const action = `${signInPath(details.uid)}/${details.prompt.name === 'login' ? 'login' : 'consent'}`;
     if (details.prompt.name === 'login') {
-      return { page: signInPage({ action, project, client, returnTo }), status: 200 };
+      const federated = this.federation.enabled
+        ? `${signInPath(details.uid)}/federated`
+        : undefined;
+      return { page: signInPage({ action, project, client, returnTo, federated }), status: 200 };
     }
     const user = await this.users.findById(details.session?.accountId ?? '');
     if (user === null)

@@ -1,18 +1,22 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** What a browser keeps of a sign-in: its cookies, by name. */
+/** What a browser keeps of a sign-in: its cookies, by host and name (ports aside, as browsers do). */
 export class CookieJar {
-  private readonly cookies = new Map<string, string>();
+  private readonly cookies = new Map<string, Map<string, string>>();
 
-  header(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  header(url: string): string {
+    const cookies = this.cookies.get(new URL(url).hostname) ?? new Map<string, string>();
+    return [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
   }
 
-  keep(response: Response): void {
+  keep(response: Response, url: string): void {
+    const host = new URL(url).hostname;
+    const cookies = this.cookies.get(host) ?? new Map<string, string>();
+    this.cookies.set(host, cookies);
     for (const cookie of response.headers.getSetCookie()) {
       const [pair] = cookie.split(';');
       const at = pair.indexOf('=');
-      this.cookies.set(pair.slice(0, at), pair.slice(at + 1));
+      cookies.set(pair.slice(0, at), pair.slice(at + 1));
     }
   }
 }
@@ -36,9 +40,9 @@ export async function browse(
   const response = await fetch(url, {
     ...init,
     redirect: 'manual',
-    headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
+    headers: { ...(init.headers as Record<string, string>), cookie: jar.header(url) },
   });
-  jar.keep(response);
+  jar.keep(response, url);
   return response;
 }
 

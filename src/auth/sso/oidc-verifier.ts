@@ -48,25 +48,7 @@ export class OidcVerifier {
       }
       throw new InvalidTokenError('The identity provider token is invalid or expired');
     }
-    const username = payload[this.config.usernameClaim];
-    if (typeof username !== 'string' || username === '') {
-      throw new InvalidTokenError(`The token has no "${this.config.usernameClaim}" claim`);
-    }
-    // The name becomes a users row: the same rule as for trusted headers and local users.
-    if (!USERNAME.test(username)) {
-      throw new InvalidTokenError(
-        `The token's "${this.config.usernameClaim}" is not a usable user name`,
-      );
-    }
-    const rawGroups = payload[this.config.groupsClaim];
-    const groups = Array.isArray(rawGroups)
-      ? rawGroups.filter((g): g is string => typeof g === 'string' && isStorableText(g))
-      : [];
-    const email =
-      typeof payload.email === 'string' && isStorableText(payload.email)
-        ? payload.email
-        : undefined;
-    return { username, email, groups, source: 'oidc' };
+    return identityOfClaims(payload, this.config);
   }
 
   private keySet(): Promise<JWTVerifyGetKey> {
@@ -101,4 +83,29 @@ async function defaultFetchJson(url: string): Promise<unknown> {
   const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   return response.json();
+}
+
+/**
+ * The identity an identity provider's claims stand for (an access token's, or an ID token's when Drey signs a
+ * person in through the provider): its user name claim, groups and email, as every SSO mode maps them.
+ */
+export function identityOfClaims(
+  payload: Record<string, unknown>,
+  config: Pick<OidcConfig, 'usernameClaim' | 'groupsClaim'>,
+): SsoIdentity {
+  const username = payload[config.usernameClaim];
+  if (typeof username !== 'string' || username === '') {
+    throw new InvalidTokenError(`The token has no "${config.usernameClaim}" claim`);
+  }
+  // The name becomes a users row: the same rule as for trusted headers and local users.
+  if (!USERNAME.test(username)) {
+    throw new InvalidTokenError(`The token's "${config.usernameClaim}" is not a usable user name`);
+  }
+  const rawGroups = payload[config.groupsClaim];
+  const groups = Array.isArray(rawGroups)
+    ? rawGroups.filter((g): g is string => typeof g === 'string' && isStorableText(g))
+    : [];
+  const email =
+    typeof payload.email === 'string' && isStorableText(payload.email) ? payload.email : undefined;
+  return { username, email, groups, source: 'oidc' };
 }

@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { userCaller, type Caller } from '@/core/caller';
 import { SsoIdentity, checkFieldMap, mapIdentity, splitGroups } from '@/auth/sso/identity';
-import { OidcVerifier } from '@/auth/sso/oidc-verifier';
+import { OidcVerifier, identityOfClaims } from '@/auth/sso/oidc-verifier';
 import { InvalidTokenError } from '@/core/errors';
 import { JsonLogger } from '@/runtime/json-logger';
 import { clientAddress } from '@/http/request/client-address';
@@ -47,6 +47,16 @@ export class SsoService implements OnModuleInit {
     const caller = await this.provision(identity);
     if (!caller) throw new InvalidTokenError('This identity belongs to a local user');
     return caller;
+  }
+
+  /**
+   * The user of an identity provider's ID token claims, checked by the OpenID client that received them
+   * (Drey's sign-in page sends a person to the provider: sign-in/federation.ts), mapped and provisioned as
+   * every SSO mode does; undefined when the name belongs to a password user.
+   */
+  async fromSignInClaims(claims: Record<string, unknown>): Promise<Caller | undefined> {
+    if (!this.config.sso.oidc) return undefined;
+    return this.provision(identityOfClaims(claims, this.config.sso.oidc));
   }
 
   /**
