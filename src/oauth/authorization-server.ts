@@ -277,6 +277,18 @@ export class AuthorizationServer {
       },
     });
     provider.proxy = true;
+    // A client that asks for no scope (OAuth lets it) is asking for the endpoint's one scope, the only
+    // thing this server grants: without it the library would grant nothing and answer access_denied.
+    provider.use(async (ctx, next) => {
+      if (ctx.method === 'GET' && ctx.path === ROUTES.authorization) {
+        const query = new URLSearchParams(ctx.querystring);
+        if (!query.has('scope')) {
+          query.set('scope', MCP_SCOPE);
+          ctx.querystring = query.toString();
+        }
+      }
+      await next();
+    });
     // Registration is bounded: so many an hour per address, so many clients kept in all.
     provider.use(async (ctx, next) => {
       if (ctx.method === 'POST' && ctx.path === ROUTES.registration) {

@@ -28,6 +28,7 @@ export interface OidcProvider {
 export interface KoaContext {
   method: string;
   path: string;
+  querystring: string;
   req: IncomingMessage;
   status: number;
   body: unknown;
