@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DreyTokens } from '@/auth/drey-tokens';
 import { AuditService } from '@/audit/audit.service';
 import { LoginLimiter } from '@/auth/login-limiter';
 import { Caller, isSignedIn } from '@/core/caller';
@@ -26,6 +27,7 @@ export class AuthService {
     private readonly logger: JsonLogger,
     private readonly audit: AuditService,
     private readonly tokenRecords: TokenRecords,
+    private readonly drey: DreyTokens,
   ) {}
 
   /**
@@ -73,6 +75,17 @@ export class AuthService {
       target: clientId?.slice(0, 255) ?? null,
     });
     this.logger.emit('info', 'oauth sign-in', { username: user.username, address });
+  }
+
+  /**
+   * Ends a browser's session (sign-in/browser-session.ts): its login token's record is deleted, so the
+   * token is refused from the next request on, on every process. A token that is not valid ends nothing.
+   */
+  async endSession(token: string): Promise<void> {
+    const caller = await this.drey.callerOf(token).catch(() => undefined);
+    if (caller?.tokenId == null || caller.username === null) return;
+    await this.tokens.end(caller.tokenId);
+    await this.audit.record({ action: 'logout', actor: caller.username, target: caller.tokenId });
   }
 
   /** OAuth2 password grant, once the credentials checked out: a login token. */

@@ -35,6 +35,15 @@ export class CallerResolver {
     switch (credential.kind) {
       case 'none':
         return Promise.resolve(ANONYMOUS);
+      case 'browser-session':
+        // A Drey login token the browser sign-in page set, and nothing else.
+        if (
+          jwtAlgorithm(credential.token) !== 'HS256' ||
+          this.embeds.isEmbedToken(credential.token)
+        ) {
+          return Promise.reject(new InvalidTokenError());
+        }
+        return this.drey.callerOf(credential.token);
       case 'identity-headers':
         return this.sso.fromHeaders(credential.request).then((caller) => caller ?? ANONYMOUS);
       case 'embed-link':

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import { parse as parseCookies } from 'cookie';
 import { InvalidTokenError } from '@/core/errors';
+import { isDashboardPagePath } from '@/http/routes';
 
 /**
  * What a caller presents, as a door found it. Each door only finds its credential (an HTTP request's
@@ -29,6 +31,12 @@ export type Credential =
    * token (named, for a headless client) sent as MCP servers such as squirrels' take it.
    */
   | { readonly kind: 'api-key'; readonly token: string }
+  /**
+   * A browser's session (its `drey_session` cookie, a Drey login token set by the browser sign-in page,
+   * sign-in/), on a safe GET of a dashboard's page only: never on a write, so no other site's form or
+   * script can act with it.
+   */
+  | { readonly kind: 'browser-session'; readonly token: string }
   /** Identity headers, which count only when the request comes straight from a trusted proxy. */
   | { readonly kind: 'identity-headers'; readonly request: IncomingMessage };
 
@@ -93,8 +101,23 @@ export function credentialOf(request: IncomingMessage & { query?: unknown }): Cr
   if (request.method === 'GET' || request.method === 'HEAD') {
     const value = (request.query as Record<string, unknown> | undefined)?.x_embed_token;
     if (typeof value === 'string' && value !== '') return { kind: 'embed-link', token: value };
+    const session = browserSessionOf(request);
+    if (session !== undefined) return { kind: 'browser-session', token: session };
   }
   return { kind: 'identity-headers', request };
+}
+
+/** The cookie a browser's session is kept in (sign-in/browser-session.ts sets it). */
+export const SESSION_COOKIE = 'drey_session';
+
+/** The browser session of a GET of a dashboard's page, when its cookie is there. */
+function browserSessionOf(request: IncomingMessage): string | undefined {
+  const header = request.headers.cookie;
+  if (header === undefined || header.length > 8192) return undefined;
+  const path = new URL(request.url ?? '/', 'http://x').pathname;
+  if (!isDashboardPagePath(path)) return undefined;
+  const value = parseCookies(header)[SESSION_COOKIE];
+  return value === undefined || value === '' ? undefined : value;
 }
 
 /** The `alg` of a JWT's header, without checking anything else. */

@@ -104,6 +104,11 @@ export class TokensService {
     if (!revoked) throw new NotFoundError(`No token with id "${tokenId}"`);
   }
 
+  /** Ends a token, whatever its kind (a browser's session signing out): its record goes. */
+  async end(tokenId: string): Promise<void> {
+    if (UUID.test(tokenId)) await this.tokens.deleteById(tokenId);
+  }
+
   /** Drops records of tokens that expired more than a day ago. */
   prune(): Promise<void> {
     return this.tokens.pruneExpired();

@@ -1,4 +1,5 @@
-import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, UseFilters } from '@nestjs/common';
+import { SignInRedirectFilter } from '@/sign-in/sign-in-redirect.filter';
 import { IfNoneMatch } from '@/dashboards/if-none-match.decorator';
 import { FastRoute } from '@/http/fast-route/fast-route.decorator';
 import { ApiTags } from '@nestjs/swagger';
@@ -29,6 +30,8 @@ export class DashboardsController {
 
   /** The dashboard for the given selections: an HTML page or a PNG image; its scope decides who may ask. */
   @Get('dashboards/:dashboard/results')
+  // A browser opening a protected page signs in first and comes back (sign-in/).
+  @UseFilters(SignInRedirectFilter)
   // A repeated page is the most frequent dashboard request: served like a cached dataset read.
   @FastRoute()
   @DashboardResult()

@@ -1,4 +1,5 @@
-import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, UseFilters } from '@nestjs/common';
+import { SignInRedirectFilter } from '@/sign-in/sign-in-redirect.filter';
 import { IfNoneMatch } from '@/dashboards/if-none-match.decorator';
 import { FastRoute } from '@/http/fast-route/fast-route.decorator';
 import { ApiTags } from '@nestjs/swagger';
@@ -35,6 +36,8 @@ export class DashboardsLegacyController {
 
   /** The dashboard as HTML or PNG (its result_format); hyphens accepted for underscores. */
   @Get('dashboard/:name')
+  // A browser opening a protected page signs in first and comes back (sign-in/).
+  @UseFilters(SignInRedirectFilter)
   // A repeated page is the most frequent dashboard request: served like a cached dataset read.
   @FastRoute()
   @DashboardResult()

@@ -21,3 +21,15 @@ export function currentPath(project: Project): string {
 export function isMcpPath(path: string): boolean {
   return path === '/mcp' || /^\/api\/service-v0\/project\/[^/]+\/[^/]+\/mcp$/.test(path);
 }
+
+/**
+ * Whether a path is a dashboard's page in either layout (`P/dashboards/{name}/results`,
+ * `/service-v0/{project}/{version}/dashboard/{name}`): where a browser's session counts (sign-in/), on safe
+ * GETs only.
+ */
+export function isDashboardPagePath(path: string): boolean {
+  return (
+    /^\/api\/service-v0\/project\/[^/]+\/[^/]+\/dashboards\/[^/]+\/results$/.test(path) ||
+    /^\/service-v0\/[^/]+\/[^/]+\/dashboard\/[^/]+$/.test(path)
+  );
+}

@@ -109,3 +109,56 @@ export function consentPage(options: {
 export function problemPage(message: string): Page {
   return page('Sign-in', `<p role="alert" id="error">${escapeHtml(message)}</p>`, undefined);
 }
+
+/**
+ * The browser's own sign-in (a person opening a protected dashboard): user name and password, and where to
+ * go back to. Posts to the sign-in page itself.
+ */
+export function browserSignInPage(options: {
+  project: string;
+  returnTo?: string;
+  error?: string;
+  username?: string;
+}): Page {
+  const { project, returnTo, error, username } = options;
+  return page(
+    `Sign in to ${project}`,
+    `${error ? `<p role="alert" id="error">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/sign-in">
+${returnTo ? `<input type="hidden" name="return_to" value="${escapeHtml(returnTo)}">` : ''}
+<p><label for="username">User name</label><br>
+<input id="username" name="username" autocomplete="username" required value="${escapeHtml(username ?? '')}"${username ? '' : ' autofocus'}></p>
+<p><label for="password">Password</label><br>
+<input id="password" name="password" type="password" autocomplete="current-password" required${username ? ' autofocus' : ''}></p>
+<p><button id="sign-in" type="submit">Sign in</button></p>
+</form>`,
+    undefined,
+  );
+}
+
+/** Signed in with nowhere to go back to: who, and the way out. */
+export function signedInPage(username: string): Page {
+  return page(
+    'Signed in',
+    `<p>Signed in as <strong id="username">${escapeHtml(username)}</strong>. Open a dashboard’s address to see it.</p>
+<form method="post" action="/sign-out"><p><button id="sign-out" type="submit">Sign out</button></p></form>`,
+    undefined,
+  );
+}
+
+/** The sign-out form (GET), and the page after it (POST). */
+export function signOutPage(): Page {
+  return page(
+    'Sign out',
+    `<form method="post" action="/sign-out"><p><button id="sign-out" type="submit" autofocus>Sign out</button></p></form>`,
+    undefined,
+  );
+}
+
+export function signedOutPage(): Page {
+  return page(
+    'Signed out',
+    `<p id="signed-out">You are signed out of this browser.</p>`,
+    undefined,
+  );
+}

@@ -2,9 +2,10 @@ import { Body, Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { NoAuth } from '@/http/access/access.decorators';
+import { sendPage } from '@/sign-in/page-reply';
 import { BodyTypes } from '@/http/input/body-types';
 import { SIGN_IN_PREFIX } from '@/oauth/oauth-paths';
-import { SignInService, Step } from '@/sign-in/sign-in.service';
+import { SignInService } from '@/sign-in/sign-in.service';
 import { FEDERATION_CALLBACK } from '@/sign-in/federation';
 
 const PAGE = `${SIGN_IN_PREFIX.slice(1)}/:uid`;
@@ -23,22 +24,22 @@ export class SignInController {
   /** Back from the identity provider: before `:uid`, which the word `callback` would otherwise match. */
   @Get(FEDERATION_CALLBACK.slice(1))
   async federationCallback(@Req() request: Request, @Res() response: Response): Promise<void> {
-    send(response, await this.signIn.federationCallback(request, response));
+    sendPage(response, await this.signIn.federationCallback(request, response));
   }
 
   @Get(`${PAGE}/federated`)
   async federate(@Req() request: Request, @Res() response: Response): Promise<void> {
-    send(response, await this.signIn.federate(request, response));
+    sendPage(response, await this.signIn.federate(request, response));
   }
 
   @Get(`${PAGE}/federated/done`)
   async federationDone(@Req() request: Request, @Res() response: Response): Promise<void> {
-    send(response, await this.signIn.federationDone(request, response));
+    sendPage(response, await this.signIn.federationDone(request, response));
   }
 
   @Get(PAGE)
   async show(@Req() request: Request, @Res() response: Response): Promise<void> {
-    send(response, await this.signIn.show(request, response));
+    sendPage(response, await this.signIn.show(request, response));
   }
 
   @Post(`${PAGE}/login`)
@@ -47,7 +48,7 @@ export class SignInController {
     @Res() response: Response,
     @Body() form: Record<string, unknown>,
   ): Promise<void> {
-    send(response, await this.signIn.login(request, response, form ?? {}));
+    sendPage(response, await this.signIn.login(request, response, form ?? {}));
   }
 
   @Post(`${PAGE}/consent`)
@@ -56,16 +57,6 @@ export class SignInController {
     @Res() response: Response,
     @Body() form: Record<string, unknown>,
   ): Promise<void> {
-    send(response, await this.signIn.consent(request, response, form ?? {}));
+    sendPage(response, await this.signIn.consent(request, response, form ?? {}));
   }
-}
-
-function send(response: Response, step: Step): void {
-  if (step === null) return;
-  response
-    .status(step.status)
-    .setHeader('Content-Security-Policy', step.page.policy)
-    .setHeader('Cache-Control', 'no-store')
-    .type('html')
-    .send(step.page.html);
 }

@@ -68,6 +68,12 @@ export class AccessTokensRepository {
     return deleted;
   }
 
+  /** Deletes one token's record, whatever its kind. */
+  async deleteById(tokenId: string): Promise<void> {
+    const result = await this.tokens.delete({ id: tokenId });
+    if ((result.affected ?? 0) > 0) await announceInTransaction(this.tokens);
+  }
+
   /** Drops records of tokens that expired more than a day ago. */
   async pruneExpired(): Promise<void> {
     await this.tokens.delete({ expiresAt: LessThan(new Date(Date.now() - KEEP_EXPIRED_MS)) });
