@@ -353,6 +353,17 @@ describe('assistants signing in through the MCP SDKs (OAUTH_SERVER)', () => {
     });
   });
 
+  it('serves an assistant that names the server localhost as one that names it 127.0.0.1', async () => {
+    const client = await signInWithSdk('v2', `${t.url.replace('127.0.0.1', 'localhost')}/mcp`, {
+      password: ADMIN_PASSWORD,
+    });
+    try {
+      expect((await client.callTool('catalog', {})).isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
   it.each<OAuthClientKind>(['v2', 'v1'])(
     'the %s SDK registers, signs a person in on Drey’s pages and reads a protected dataset',
     async (kind) => {

@@ -75,7 +75,7 @@ export class McpProtectedResource {
   private resourceOf(request: Request, path: string): { issuer: string; url: URL } | undefined {
     if (this.server.enabled) {
       const issuer = this.server.issuer(request);
-      return { issuer, url: new URL(mcpResourceOf(issuer, path)) };
+      return { issuer, url: new URL(mcpResourceOf(this.server.resourceOrigin(request), path)) };
     }
     if (this.issuer === undefined) return undefined;
     return { issuer: this.issuer, url: this.urlOf(request, path) };

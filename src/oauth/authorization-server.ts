@@ -12,6 +12,7 @@ import { escapeHtml } from '@/http/html';
 import { postgresAdapter } from '@/oauth/postgres-adapter';
 import { OidcProvider, oidcProvider } from '@/oauth/oidc-provider';
 import { isMcpResourcePath } from '@/oauth/mcp-resource';
+import { isLoopbackHost } from '@/config/loopback';
 import { signInPath } from '@/oauth/oauth-paths';
 import { RegistrationRate } from '@/oauth/registration-limits';
 import { clientAddress } from '@/http/request/client-address';
@@ -79,6 +80,25 @@ export class AuthorizationServer {
   issuer(request: IncomingMessage): string {
     this.issuerUrl ??= this.config.oauth.publicUrl ?? listeningOrigin(this.config.host, request);
     return this.issuerUrl;
+  }
+
+  /**
+   * The origin the MCP endpoint is reached at by this request, as its tokens name it: PUBLIC_URL, else, for
+   * a service bound to loopback, the loopback name the request used (its Host passed the Host rule), else
+   * the issuer's.
+   */
+  resourceOrigin(request: IncomingMessage): string {
+    const issuer = this.issuer(request);
+    if (!this.loopbackNames) return issuer;
+    const host = request.headers.host;
+    if (host === undefined) return issuer;
+    const candidate = `${new URL(issuer).protocol}//${host}`;
+    return isMcpResourcePath(issuer, `${candidate}/mcp`, true) ? new URL(candidate).origin : issuer;
+  }
+
+  /** Whether tokens may name this server by any of its loopback names (no PUBLIC_URL, bound to loopback). */
+  private get loopbackNames(): boolean {
+    return this.config.oauth.publicUrl === undefined && isLoopbackHost(this.config.host);
   }
 
   /** The provider, made once. */
@@ -238,7 +258,7 @@ export class AuthorizationServer {
           defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string) => oneOf,
           useGrantedResource: () => true,
           getResourceServerInfo: (_ctx: unknown, indicator: string) => {
-            if (!isMcpResourcePath(issuer, indicator)) {
+            if (!isMcpResourcePath(issuer, indicator, this.loopbackNames)) {
               throw new errors.InvalidTarget('resource must be this service’s MCP endpoint');
             }
             return {

@@ -45,7 +45,7 @@ export class OAuthAccess {
     const record = await provider.AccessToken.find(token).catch(() => undefined);
     if (record === undefined || record.isExpired) throw new InvalidTokenError();
     const audience = Array.isArray(record.aud) ? record.aud : [record.aud];
-    if (!audience.includes(mcpResourceOf(this.server.issuer(request), path))) {
+    if (!audience.includes(mcpResourceOf(this.server.resourceOrigin(request), path))) {
       throw new InvalidTokenError('This token was issued for another resource');
     }
     const user = await this.users.findById(record.accountId);
