@@ -144,7 +144,7 @@ fetch(${JSON.stringify(`${t.url}${DASHBOARD}`)}, { credentials: 'include' })
       await page.click('#sign-in');
       await page.waitForSelector('#username');
       await page.goto(siteUrl);
-      await page.waitForFunction(() => document.title !== '');
+      await page.waitForFunction("document.title !== ''");
       expect(await page.title()).toBe('refused');
       await page.evaluate('document.getElementById("f").submit()');
       await page.waitForLoadState();
