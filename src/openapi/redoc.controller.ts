@@ -1,10 +1,8 @@
 import { Controller, Get, Header, Headers, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { createHash } from 'node:crypto';
 import { NoAuth } from '@/http/access/access.decorators';
-import { etagMatches } from '@/http/reply/content-coding';
-import { HttpReply, KeptBody } from '@/http/reply/http-reply';
+import { HttpReply, KeptScript } from '@/http/reply/http-reply';
 import { CURRENT } from '@/http/routes';
 import { REDOC_POLICY, REDOC_SCRIPT, redocBundle, redocPage } from '@/openapi/redoc-page';
 import { ServedProject } from '@/core/project/served-project';
@@ -24,8 +22,7 @@ export class RedocController {
    * The bundle (1 MB), compressed once per process by the one writer at the first request that asks for each
    * coding, then sent as kept (see swaggerUiAssets for why not at start).
    */
-  private readonly bundle = new KeptBody({ body: Buffer.from(redocBundle()) }, 'asset');
-  private readonly bundleTag = `"${createHash('sha1').update(this.bundle.kept.body).digest('base64url')}"`;
+  private readonly bundle = new KeptScript(redocBundle());
 
   constructor(private readonly served: ServedProject) {}
 
@@ -41,14 +38,6 @@ export class RedocController {
 
   @Get(PAGES.map((page) => `${page}/${REDOC_SCRIPT}`))
   script(@Headers('if-none-match') ifNoneMatch?: string): HttpReply {
-    const headers = {
-      'Content-Type': 'application/javascript; charset=utf-8',
-      'Cache-Control': 'public, max-age=86400',
-      ETag: this.bundleTag,
-      Vary: 'Accept-Encoding',
-    };
-    return etagMatches(ifNoneMatch, this.bundleTag)
-      ? new HttpReply(304, headers, null)
-      : new HttpReply(200, headers, this.bundle);
+    return this.bundle.reply(ifNoneMatch);
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import {
@@ -5,6 +6,7 @@ import {
   Effort,
   compress,
   compressor,
+  etagMatches,
   heldEtag,
   responseCoding,
 } from '@/http/reply/content-coding';
@@ -46,6 +48,32 @@ export class HttpReply {
     readonly headers: Readonly<Record<string, string>>,
     readonly body: string | Buffer | KeptBody | ReplyStream | null,
   ) {}
+}
+
+/**
+ * A script of Drey's own kept in memory (ReDoc's bundle, Chart.js for dashboards): public, cached a day,
+ * compressed once per coding, with an ETag of its content; a client that holds it gets 304.
+ */
+export class KeptScript {
+  private readonly body: KeptBody;
+  private readonly etag: string;
+
+  constructor(source: string) {
+    this.body = new KeptBody({ body: Buffer.from(source) }, 'asset');
+    this.etag = `"${createHash('sha1').update(this.body.kept.body).digest('base64url')}"`;
+  }
+
+  reply(ifNoneMatch: string | undefined): HttpReply {
+    const headers = {
+      'Content-Type': 'application/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=86400',
+      ETag: this.etag,
+      Vary: 'Accept-Encoding',
+    };
+    return etagMatches(ifNoneMatch, this.etag)
+      ? new HttpReply(304, headers, null)
+      : new HttpReply(200, headers, this.body);
+  }
 }
 
 /**
