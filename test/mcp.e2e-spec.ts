@@ -34,6 +34,12 @@ describe('the MCP server', () => {
     await t.close();
   });
 
+  it('has no authorization server when OAUTH_SERVER is off (the default): its addresses are not found', async () => {
+    expect((await api.get('/.well-known/oauth-authorization-server')).status).toBe(404);
+    expect((await api.get('/oauth/authorize')).status).toBe(404);
+    expect((await api.get('/oauth/sign-in/x')).status).toBe(404);
+  });
+
   describe.each(CLIENT_KINDS)('with the %s client', (kind) => {
     const open: McpTestClient[] = [];
     const connect = async (token?: string, path = `${P}/mcp`) => {

@@ -7,7 +7,14 @@ import {
   recordResponses,
   serverErrors,
 } from './support/browser';
-import { MemoryOAuthProvider, OAuthClientKind, signInWithSdk } from './support/mcp-oauth';
+import { Api } from './support/api';
+import { loopbackCertificate, serveJsonDocument } from './support/https-document';
+import {
+  MemoryOAuthProvider,
+  OAuthClientKind,
+  assistantJourney,
+  signInWithSdk,
+} from './support/mcp-oauth';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
 
 /**
@@ -43,39 +50,67 @@ describe('signing an assistant in on Drey’s pages in Chromium (OAUTH_SERVER)',
   // The assistant's own loopback page, which the browser is sent back to.
   const assistant = createServer((_request, response) => response.end('back at the assistant'));
   let callback: string;
+  // An assistant identified by its client ID metadata document (CIMD), served over HTTPS on loopback.
+  const tls = loopbackCertificate();
+  let document: Awaited<ReturnType<typeof serveJsonDocument>>;
 
   beforeAll(async () => {
     await new Promise<void>((resolve) => assistant.listen(0, '127.0.0.1', resolve));
     callback = `http://127.0.0.1:${(assistant.address() as AddressInfo).port}/callback`;
+    document = await serveJsonDocument(tls, '/assistant/client.json', (url) => ({
+      client_id: url,
+      client_name: 'Drey test assistant (metadata document)',
+      redirect_uris: [callback],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }));
     [t, browser] = await Promise.all([
-      startServer({ OAUTH_SERVER: 'true', OAUTH_REGISTRATIONS_PER_HOUR: '1000' }),
+      // Loopback documents are let through for this test only, and the test's certificate trusted.
+      startServer({
+        OAUTH_SERVER: 'true',
+        OAUTH_REGISTRATIONS_PER_HOUR: '1000',
+        OAUTH_CIMD_ALLOW_LOOPBACK: 'true',
+        NODE_EXTRA_CA_CERTS: tls.certFile,
+      }),
       launchBrowser(),
     ]);
   });
   afterAll(async () => {
-    await Promise.all([browser?.close(), t?.close()]);
+    await Promise.all([browser?.close(), t?.close(), document?.close()]);
     assistant.close();
+    tls.remove();
   });
 
-  it.each<OAuthClientKind>(['v2', 'v1'])(
-    'the %s SDK’s sign-in completes with the keyboard, with no policy refusal and no 5xx',
-    async (kind) => {
+  it.each<[OAuthClientKind, 'DCR' | 'CIMD']>([
+    ['v2', 'DCR'],
+    ['v1', 'DCR'],
+    ['v2', 'CIMD'],
+    ['v1', 'CIMD'],
+  ])(
+    'the %s SDK (%s) signs in with the keyboard, reads a protected dataset and its full export, and loses access when the grant ends',
+    async (kind, registration) => {
       const context = await browser.newContext();
       const page = await context.newPage();
       const refusals = recordPolicyRefusals(page);
       const responses = recordResponses(page);
       try {
+        const provider = new MemoryOAuthProvider(
+          registration === 'CIMD' ? document.url : undefined,
+          callback,
+        );
         const client = await signInWithSdk(kind, `${t.url}/mcp`, {
           password: ADMIN_PASSWORD,
-          provider: new MemoryOAuthProvider(undefined, callback),
+          provider,
           browser: (url) => signInWithKeyboard(page, url, callback),
         });
         try {
-          const result = await client.callTool('dataset_rows', {
-            dataset: 'expense_transactions',
-            limit: 1,
-          });
-          expect(result.isError).toBeFalsy();
+          if (registration === 'CIMD') {
+            expect(provider.clientInformation()).toMatchObject({ client_id: document.url });
+            expect(document.fetched()).toBeGreaterThan(0);
+          }
+          const adminToken = await new Api(t.url).adminToken();
+          await assistantJourney(client, { base: t.url, adminToken, username: 'admin' });
         } finally {
           await client.close();
         }

@@ -1,109 +1,165 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
 import { Api, P } from './support/api';
-import { MemoryOAuthProvider, signInWithSdk } from './support/mcp-oauth';
-import { CookieJar, browse, formAction } from './support/oauth-flow';
-import { TestServer, startServer } from './support/server';
+import {
+  launchBrowser,
+  recordPolicyRefusals,
+  recordResponses,
+  serverErrors,
+} from './support/browser';
+import {
+  MemoryOAuthProvider,
+  OAuthClientKind,
+  assistantJourney,
+  signInWithSdk,
+} from './support/mcp-oauth';
+import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
 import { freePort } from './support/services';
 import { OidcProvider, startOidcProvider } from './support/sso-gateway';
 
 /**
- * What a person does in a browser when Drey's sign-in page sends them to the corporate identity provider:
- * Drey's page, its "organization" link, the provider's own sign-in form, back to Drey's consent page, then
- * back to the assistant.
+ * What a person does in Chromium when Drey's sign-in page sends them to the corporate identity provider:
+ * Drey's page, its "organization" link, the provider's own sign-in form (typed, sent with Enter), back to
+ * Drey's consent page ("Allow" has the focus), then back to the assistant's loopback `callback`.
  */
-async function throughProvider(authorizationUrl: string, redirect: string): Promise<URL> {
-  const jar = new CookieJar();
-  let response = await browse(jar, authorizationUrl);
-  const form = (fields: Record<string, string>) => ({
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields),
-  });
-  let url = authorizationUrl;
-  for (let step = 0; step < 20; step++) {
-    if (response.status >= 300 && response.status < 400) {
-      url = new URL(response.headers.get('location') ?? '', url).href;
-      if (url.startsWith(redirect)) return new URL(url);
-      response = await browse(jar, url);
-      continue;
-    }
-    const html = await response.text();
-    if (response.status !== 200)
-      throw new Error(`${response.status} at ${url}: ${html.slice(0, 400)}`);
-    const federated = /id="federated" href="([^"]+)"/.exec(html)?.[1];
-    if (federated) {
-      // Drey's sign-in page: the person picks their organization's account.
-      url = new URL(federated.replace(/&amp;/g, '&'), url).href;
-      response = await browse(jar, url);
-    } else if (html.includes('id="allow"')) {
-      url = new URL(formAction(html), url).href;
-      response = await browse(jar, url, form({ decision: 'allow' }));
-    } else {
-      // The provider's own sign-in form.
-      url = new URL(formAction(html), url).href;
-      response = await browse(jar, url, form({ username: 'carol', password: 'carol-secret' }));
-    }
-  }
-  throw new Error('never sent back to the assistant');
+async function throughProvider(page: Page, authorizationUrl: string, callback: string) {
+  await page.goto(authorizationUrl);
+  await page.click('#federated');
+  await page.waitForSelector('#username');
+  await page.keyboard.type('carol');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('carol-secret');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#allow');
+  expect(await page.textContent('#client')).toContain('Drey test assistant');
+  await page.keyboard.press('Enter');
+  await page.waitForURL(`${callback}**`);
+  return new URL(page.url());
 }
 
-describe('signing in through the corporate identity provider from Drey’s page (OAUTH_SERVER + OIDC)', () => {
-  let idp: OidcProvider;
+describe('signing in through the corporate identity provider from Drey’s page (OAUTH_SERVER + OIDC), in Chromium', () => {
+  let idp: OidcProvider | undefined;
+  let idpPort: number;
   let t: TestServer;
   let base: string;
+  let browser: Browser;
+  // The assistant's own loopback page, which the browser is sent back to.
+  const assistant = createServer((_request, response) => response.end('back at the assistant'));
+  let callback: string;
 
   beforeAll(async () => {
     const port = await freePort();
+    idpPort = await freePort();
     // Drey on `localhost`, the provider on 127.0.0.1: two hosts, as a browser keeps their cookies apart.
+    // The provider is not started yet: the first test finds it unreachable.
     base = `http://localhost:${port}`;
-    idp = await startOidcProvider({
-      users: { carol: { password: 'carol-secret', groups: ['finance'] } },
-      clients: [
-        {
-          client_id: 'drey',
-          client_secret: 'drey-client-secret-for-tests',
-          redirect_uris: [`${base}/oauth/sign-in/callback`],
-          grant_types: ['authorization_code'],
-          response_types: ['code'],
-          token_endpoint_auth_method: 'client_secret_post',
-        },
-      ],
-      resource: { indicator: 'https://api.example/', audience: 'drey-api' },
-    });
-    t = await startServer({
-      PORT: String(port),
-      PUBLIC_URL: base,
-      OAUTH_SERVER: 'true',
-      OAUTH_REGISTRATIONS_PER_HOUR: '1000',
-      OIDC_ISSUER: idp.issuer,
-      OIDC_AUDIENCE: 'drey-api',
-      OIDC_CLIENT_ID: 'drey',
-      OIDC_CLIENT_SECRET: 'drey-client-secret-for-tests',
-    });
+    await new Promise<void>((resolve) => assistant.listen(0, '127.0.0.1', resolve));
+    callback = `http://127.0.0.1:${(assistant.address() as AddressInfo).port}/callback`;
+    [t, browser] = await Promise.all([
+      startServer({
+        PORT: String(port),
+        PUBLIC_URL: base,
+        OAUTH_SERVER: 'true',
+        OAUTH_REGISTRATIONS_PER_HOUR: '1000',
+        OIDC_ISSUER: `http://127.0.0.1:${idpPort}`,
+        OIDC_AUDIENCE: 'drey-api',
+        OIDC_CLIENT_ID: 'drey',
+        OIDC_CLIENT_SECRET: 'drey-client-secret-for-tests',
+      }),
+      launchBrowser(),
+    ]);
   });
   afterAll(async () => {
-    await Promise.all([t?.close(), idp?.stop()]);
+    await Promise.all([t?.close(), idp?.stop(), browser?.close()]);
+    assistant.close();
   });
 
-  it('signs the person in at the provider, provisions them, and gives the assistant Drey’s own token', async () => {
-    const provider = new MemoryOAuthProvider();
-    const client = await signInWithSdk('v2', `${base}/mcp`, {
-      password: '',
-      provider,
-      browser: (url) => throughProvider(url, provider.redirectUrl),
-    });
+  it('says when the provider cannot be reached (503, Retry-After), and a Drey account still signs in', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
     try {
-      const result = await client.callTool('catalog', {});
-      expect(result.isError).toBeFalsy();
+      const provider = new MemoryOAuthProvider(undefined, callback);
+      const client = await signInWithSdk('v2', `${base}/mcp`, {
+        password: ADMIN_PASSWORD,
+        provider,
+        browser: async (url) => {
+          await page.goto(url);
+          const [unreachable] = await Promise.all([
+            page.waitForResponse((response) => response.url().includes('/federated')),
+            page.click('#federated'),
+          ]);
+          expect(unreachable.status()).toBe(503);
+          expect(unreachable.headers()['retry-after']).toBe('30');
+          expect(await page.textContent('body')).toContain('cannot be reached');
+          // Back to Drey's page: the person signs in with their Drey account instead.
+          await page.goBack();
+          await page.fill('#username', 'admin');
+          await page.fill('#password', ADMIN_PASSWORD);
+          await page.keyboard.press('Enter');
+          await page.waitForSelector('#allow');
+          await page.keyboard.press('Enter');
+          await page.waitForURL(`${callback}**`);
+          return new URL(page.url());
+        },
+      });
+      try {
+        expect((await client.callTool('catalog', {})).isError).toBeFalsy();
+      } finally {
+        await client.close();
+      }
+      expect(t.server.logs.some((line) => line.msg === 'identity provider unreachable')).toBe(true);
     } finally {
-      await client.close();
+      await context.close();
     }
-    // Drey's token, not the provider's: opaque, and refused at REST routes.
-    expect(provider.accessToken).not.toContain('.');
-    const api = new Api(t.url);
-    const admin = await api.adminToken();
-    const grants = await api.get(`${P}/grants?username=carol`, admin);
-    expect(grants.body).toHaveLength(1);
-    const audit = await api.get(`${P}/audit?action=oauth_sign_in&actor=carol`, admin);
-    expect(audit.body.events[0]).toMatchObject({ details: { via: 'identity provider' } });
   });
+
+  it.each<OAuthClientKind>(['v2', 'v1'])(
+    'the %s SDK: the person signs in at the provider, is provisioned, and the assistant gets Drey’s own token until the grant ends',
+    async (kind) => {
+      idp ??= await startOidcProvider({
+        port: idpPort,
+        users: { carol: { password: 'carol-secret', groups: ['finance'] } },
+        clients: [
+          {
+            client_id: 'drey',
+            client_secret: 'drey-client-secret-for-tests',
+            redirect_uris: [`${base}/oauth/sign-in/callback`],
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+            token_endpoint_auth_method: 'client_secret_post',
+          },
+        ],
+        resource: { indicator: 'https://api.example/', audience: 'drey-api' },
+      });
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const refusals = recordPolicyRefusals(page);
+      const responses = recordResponses(page);
+      try {
+        const provider = new MemoryOAuthProvider(undefined, callback);
+        const client = await signInWithSdk(kind, `${base}/mcp`, {
+          password: '',
+          provider,
+          browser: (url) => throughProvider(page, url, callback),
+        });
+        try {
+          // Drey's token, not the provider's: opaque, and refused at REST routes.
+          expect(provider.accessToken).not.toContain('.');
+          const api = new Api(t.url);
+          const admin = await api.adminToken();
+          expect((await api.get(`${P}/me`, provider.accessToken as string)).status).toBe(401);
+          const audit = await api.get(`${P}/audit?action=oauth_sign_in&actor=carol`, admin);
+          expect(audit.body.events[0]).toMatchObject({ details: { via: 'identity provider' } });
+          await assistantJourney(client, { base: t.url, adminToken: admin, username: 'carol' });
+        } finally {
+          await client.close();
+        }
+        expect(refusals).toEqual([]);
+        expect(serverErrors(responses)).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

@@ -1,11 +1,6 @@
 import { Api, P } from './support/api';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
-import {
-  CLIENT_REDIRECT,
-  MemoryOAuthProvider,
-  OAuthClientKind,
-  signInWithSdk,
-} from './support/mcp-oauth';
+import { CLIENT_REDIRECT, signInWithSdk } from './support/mcp-oauth';
 import { loopbackCertificate, serveJsonDocument } from './support/https-document';
 import {
   CookieJar,
@@ -37,18 +32,51 @@ async function mcpCall(base: string, path: string, token: string) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/**
+ * Two servers for the whole file (each start costs seconds of CI): `t`, where registrations are many and a
+ * client's metadata document may be on loopback (the test serves one, with a certificate Node is told to
+ * trust); `strict`, with the defaults' guard on loopback documents and two registrations an hour.
+ */
+let t: TestServer;
+let strict: TestServer;
+const tls = loopbackCertificate();
+let document: Awaited<ReturnType<typeof serveJsonDocument>>;
+
+beforeAll(async () => {
+  document = await serveJsonDocument(tls, '/assistant/client.json', (url) => ({
+    client_id: url,
+    client_name: 'Metadata document assistant',
+    redirect_uris: [CLIENT_REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  }));
+  [t, strict] = await Promise.all([
+    startServer({
+      OAUTH_SERVER: 'true',
+      OAUTH_REGISTRATIONS_PER_HOUR: '1000',
+      OAUTH_CIMD_ALLOW_LOOPBACK: 'true',
+      NODE_EXTRA_CA_CERTS: tls.certFile,
+    }),
+    startServer({
+      OAUTH_SERVER: 'true',
+      OAUTH_REGISTRATIONS_PER_HOUR: '2',
+      NODE_EXTRA_CA_CERTS: tls.certFile,
+    }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([t?.close(), strict?.close(), document?.close()]);
+  tls.remove();
+});
+
 describe("Drey's authorization server (OAUTH_SERVER)", () => {
-  let t: TestServer;
   let api: Api;
   let resource: string;
 
-  beforeAll(async () => {
-    t = await startServer({ OAUTH_SERVER: 'true', OAUTH_REGISTRATIONS_PER_HOUR: '1000' });
+  beforeAll(() => {
     api = new Api(t.url);
     resource = `${t.url}/mcp`;
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   /** A client registered, signed in as admin with consent, and its first tokens. */
@@ -321,15 +349,6 @@ describe("Drey's authorization server (OAUTH_SERVER)", () => {
 });
 
 describe('assistants signing in through the MCP SDKs (OAUTH_SERVER)', () => {
-  let t: TestServer;
-
-  beforeAll(async () => {
-    t = await startServer({ OAUTH_SERVER: 'true', OAUTH_REGISTRATIONS_PER_HOUR: '1000' });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
   it('answers an MCP request without a credential 401, naming its Protected Resource Metadata', async () => {
     const response = await fetch(`${t.url}/mcp`, {
       method: 'POST',
@@ -363,74 +382,9 @@ describe('assistants signing in through the MCP SDKs (OAUTH_SERVER)', () => {
       await client.close();
     }
   });
-
-  it.each<OAuthClientKind>(['v2', 'v1'])(
-    'the %s SDK registers, signs a person in on Drey’s pages and reads a protected dataset',
-    async (kind) => {
-      const client = await signInWithSdk(kind, `${t.url}/mcp`, { password: ADMIN_PASSWORD });
-      try {
-        const result = await client.callTool('dataset_rows', {
-          dataset: 'expense_transactions',
-          limit: 2,
-        });
-        expect(result.isError).toBeFalsy();
-        expect(result.structuredContent).toMatchObject({ total_rows: 1000 });
-      } finally {
-        await client.close();
-      }
-    },
-  );
 });
 
 describe('clients identified by their metadata document (CIMD)', () => {
-  const tls = loopbackCertificate();
-  let document: Awaited<ReturnType<typeof serveJsonDocument>>;
-  let t: TestServer;
-  let guarded: TestServer;
-
-  beforeAll(async () => {
-    document = await serveJsonDocument(tls, '/assistant/client.json', (url) => ({
-      client_id: url,
-      client_name: 'Metadata document assistant',
-      redirect_uris: [CLIENT_REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }));
-    // Loopback is let through for this test only, and the test's certificate trusted by Node's fetch.
-    t = await startServer({
-      OAUTH_SERVER: 'true',
-      OAUTH_CIMD_ALLOW_LOOPBACK: 'true',
-      NODE_EXTRA_CA_CERTS: tls.certFile,
-    });
-    guarded = await startServer({ OAUTH_SERVER: 'true', NODE_EXTRA_CA_CERTS: tls.certFile });
-  });
-  afterAll(async () => {
-    await Promise.all([t.close(), guarded.close(), document.close()]);
-    tls.remove();
-  });
-
-  it.each<OAuthClientKind>(['v2', 'v1'])(
-    'the %s SDK signs in with its document URL as client_id, named by its origin, with no registration',
-    async (kind) => {
-      const provider = new MemoryOAuthProvider(document.url);
-      const client = await signInWithSdk(kind, `${t.url}/mcp`, {
-        password: ADMIN_PASSWORD,
-        provider,
-      });
-      try {
-        expect(new URL(String(provider.authorizationUrl)).searchParams.get('client_id')).toBe(
-          document.url,
-        );
-        const result = await client.callTool('catalog', {});
-        expect(result.isError).toBeFalsy();
-      } finally {
-        await client.close();
-      }
-      expect(document.fetched()).toBeGreaterThan(0);
-    },
-  );
-
   it('shows the client on the sign-in page by its document’s origin', async () => {
     const query = new URLSearchParams({
       client_id: document.url,
@@ -458,9 +412,9 @@ describe('clients identified by their metadata document (CIMD)', () => {
       scope: 'mcp',
       code_challenge: 'x'.repeat(43),
       code_challenge_method: 'S256',
-      resource: `${guarded.url}/mcp`,
+      resource: `${strict.url}/mcp`,
     });
-    const response = await fetch(`${guarded.url}/oauth/authorize?${query.toString()}`, {
+    const response = await fetch(`${strict.url}/oauth/authorize?${query.toString()}`, {
       redirect: 'manual',
     });
     expect(response.status).toBe(400);
@@ -470,22 +424,10 @@ describe('clients identified by their metadata document (CIMD)', () => {
 });
 
 describe('registration bounds', () => {
-  let t: TestServer;
-
-  beforeAll(async () => {
-    t = await startServer({
-      OAUTH_SERVER: 'true',
-      OAUTH_REGISTRATIONS_PER_HOUR: '2',
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
   it('lets an address register so many clients an hour, then answers 429 with Retry-After', async () => {
-    await register(t.url);
-    await register(t.url);
-    const third = await fetch(`${t.url}/oauth/register`, {
+    await register(strict.url);
+    await register(strict.url);
+    const third = await fetch(`${strict.url}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
@@ -493,23 +435,5 @@ describe('registration bounds', () => {
     expect(third.status).toBe(429);
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await third.json()).toMatchObject({ error: 'invalid_request' });
-  });
-});
-
-describe('with OAUTH_SERVER off', () => {
-  let t: TestServer;
-
-  beforeAll(async () => {
-    t = await startServer();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  it('has no authorization server: its addresses are not found', async () => {
-    const api = new Api(t.url);
-    expect((await api.get('/.well-known/oauth-authorization-server')).status).toBe(404);
-    expect((await api.get('/oauth/authorize')).status).toBe(404);
-    expect((await api.get('/oauth/sign-in/x')).status).toBe(404);
   });
 });

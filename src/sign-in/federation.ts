@@ -8,6 +8,7 @@ import { InvalidRequestError, NotReadyError } from '@/core/errors';
 import { OAuthRecordsRepository } from '@/database/tables/oauth-records.repository';
 import { AuthorizationServer } from '@/oauth/authorization-server';
 import { SIGN_IN_PREFIX, signInPath } from '@/oauth/oauth-paths';
+import { JsonLogger } from '@/runtime/json-logger';
 
 /** Where the identity provider sends the person back: one fixed address, registered at the provider. */
 export const FEDERATION_CALLBACK = `${SIGN_IN_PREFIX}/callback`;
@@ -67,6 +68,7 @@ export class Federation {
     private readonly server: AuthorizationServer,
     private readonly records: OAuthRecordsRepository,
     private readonly sso: SsoService,
+    private readonly logger: JsonLogger,
   ) {}
 
   get enabled(): boolean {
@@ -179,8 +181,16 @@ export class Federation {
         oidc.issuer.startsWith('http:') ? { execute: [library.allowInsecureRequests] } : undefined,
       )
       .catch((error: unknown) => {
+        // Not kept: the next sign-in asks the provider again. The person gets a 503 page that says so.
         this.configuration = undefined;
-        throw error;
+        this.logger.emit('warn', 'identity provider unreachable', {
+          issuer: oidc.issuer,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        throw new NotReadyError(
+          'Your organization’s sign-in cannot be reached just now. Try again in a moment, or sign in with a Drey account.',
+          30,
+        );
       });
     return this.configuration;
   }

@@ -24,7 +24,7 @@ import {
 } from '@/sign-in/sign-in-pages';
 
 /** What a step of a sign-in answers: a page (with its status), or nothing when the library has redirected. */
-export type Step = { page: Page; status: number } | null;
+export type Step = { page: Page; status: number; retryAfterSeconds?: number } | null;
 
 /**
  * The person's side of an authorization (the library's interactions): Drey's sign-in page, checked as the
@@ -51,7 +51,14 @@ export class SignInService {
     if (!this.federation.enabled || found.details.prompt.name !== 'login') {
       return this.show(request, response);
     }
-    response.redirect(303, (await this.federation.start(request, found.details.uid)).href);
+    let provider: URL;
+    try {
+      provider = await this.federation.start(request, found.details.uid);
+    } catch (error) {
+      if (error instanceof DomainError) return problemStep(error);
+      throw error;
+    }
+    response.redirect(303, provider.href);
     return null;
   }
 
@@ -65,9 +72,7 @@ export class SignInService {
     try {
       outcome = await this.federation.finish(request);
     } catch (error) {
-      if (error instanceof DomainError) {
-        return { page: problemPage(error.message), status: STATUS_OF[error.code] };
-      }
+      if (error instanceof DomainError) return problemStep(error);
       throw error;
     }
     const result = randomUUID();
@@ -302,4 +307,13 @@ export function clientViewOf(
   } catch {
     return { name, origin: 'unknown origin' };
   }
+}
+
+/** A step that could not go on: the problem's page with its status (a provider unreachable is a 503). */
+function problemStep(error: DomainError): Step {
+  return {
+    page: problemPage(error.message),
+    status: STATUS_OF[error.code],
+    retryAfterSeconds: error.retryAfterSeconds,
+  };
 }

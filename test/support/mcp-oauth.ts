@@ -6,6 +6,7 @@ import {
 import { UnauthorizedError as UnauthorizedV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { P } from './api';
 import { signInThrough } from './oauth-flow';
 
 /** Where the test client says it receives the authorization response (nothing listens: it is read; a port Chromium will open). */
@@ -78,6 +79,14 @@ export class MemoryOAuthProvider {
 
   discoveryState() {
     return this.discovery as never;
+  }
+
+  /** What an assistant forgets when the server refuses it (a grant ended: the tokens). */
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'all' || scope === 'client') this.client = undefined;
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
+    if (scope === 'all' || scope === 'verifier') this.verifier = '';
+    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
   }
 
   /** The tokens the SDK saved (to check refresh and revocation from outside the client). */
@@ -161,4 +170,58 @@ async function expectUnauthorized(connecting: Promise<unknown>): Promise<void> {
     throw error;
   }
   throw new Error('the client connected without signing in');
+}
+
+/**
+ * What an assistant signed in for `username` does and loses, as the issue's check walks it: rows of a
+ * protected dataset, the full export fetched by its link, then the grant ended by an administrator
+ * (`adminToken`) and the next call refused (401 at the endpoint, an error for the SDK's client).
+ */
+export async function assistantJourney(
+  client: SignedInClient,
+  options: { base: string; adminToken: string; username: string },
+): Promise<void> {
+  const rows = await client.callTool('dataset_rows', {
+    dataset: 'expenses_grouped',
+    selections: { group_by: 'cat' },
+  });
+  expect(rows.isError).toBeFalsy();
+  const read = rows.structuredContent as { total_rows: number; rows: unknown[] };
+  expect(read.total_rows).toBeGreaterThan(0);
+  expect(read.rows).toHaveLength(read.total_rows);
+  const exported = await client.callTool('dataset_export', {
+    dataset: 'expenses_grouped',
+    format: 'csv',
+    selections: { group_by: 'cat' },
+  });
+  expect(exported.isError).toBeFalsy();
+  const link = exported.structuredContent as { url: string; total_rows: number };
+  const file = await fetch(link.url);
+  expect(file.status).toBe(200);
+  expect((await file.text()).trim().split('\n')).toHaveLength(link.total_rows + 1);
+
+  const headers = { Authorization: `Bearer ${options.adminToken}` };
+  const clientId = (client.provider.clientInformation() as { client_id: string }).client_id;
+  const grants = (await (
+    await fetch(`${options.base}${P}/grants?username=${options.username}`, { headers })
+  ).json()) as { grant_id: string; client_id: string }[];
+  const grant = grants.find((row) => row.client_id === clientId);
+  expect(grant).toBeDefined();
+  const ended = await fetch(`${options.base}${P}/grants/${grant?.grant_id as string}`, {
+    method: 'DELETE',
+    headers,
+  });
+  expect(ended.status).toBe(200);
+  const refused = await fetch(`${options.base}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${client.provider.accessToken as string}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  expect(refused.status).toBe(401);
+  await expect(client.callTool('catalog', {})).rejects.toThrow();
 }

@@ -4,7 +4,7 @@
 //   { users: { <name>: { password, name, email, groups } },   // no groups: no groups claim at all
 //     clients: [ <client metadata> ],
 //     resource: { indicator, audience } }   // the API whose access tokens are JWTs for `audience`
-// It listens on 127.0.0.1 on a free port and prints one JSON line, { "issuer": ... }, once it serves.
+// It listens on 127.0.0.1 on a free port (or config.port) and prints one JSON line, { "issuer": ... }, once it serves.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
@@ -57,7 +57,7 @@ const claimsOf = (accountId) => {
 
 // The issuer contains the port, so the provider is made once the server has one.
 const server = createServer();
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+await new Promise((resolve) => server.listen(config.port ?? 0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 
 const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({

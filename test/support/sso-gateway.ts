@@ -76,6 +76,8 @@ export interface ProviderConfig {
   clients: Record<string, unknown>[];
   /** The API whose access tokens are JWTs with this audience, when a client asks for this resource. */
   resource: { indicator: string; audience: string };
+  /** A port chosen beforehand (a free one when absent), so a service can name the issuer before it serves. */
+  port?: number;
 }
 
 export interface OidcProvider {
