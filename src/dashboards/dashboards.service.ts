@@ -27,10 +27,10 @@ import { DatasetsService } from '@/datasets/datasets.service';
 import {
   callerParts,
   canonicalSelections,
-  etagMatches,
   resultKeyText,
   storeKey,
 } from '@/datasets/results/result-keys';
+import { etagMatches } from '@/http/reply/content-coding';
 import { DashboardCache } from '@/dashboards/dashboard-cache';
 import { RenderedPage, etagOfBody } from '@/dashboards/rendered-page';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';

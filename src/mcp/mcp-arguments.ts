@@ -1,7 +1,13 @@
 import { Ajv } from '@modelcontextprotocol/server/validators/ajv';
 import { InvalidRequestError } from '@/core/errors';
 import { ARGUMENT_BOUNDS, inputFault, memberPath } from '@/core/input-rules';
+import { isRecord } from '@/core/parameters/parameter-definition';
 import { LOOSE_INPUTS, ToolName } from '@/mcp/mcp-schemas';
+
+/** A JSON-RPC member read as an object: itself when it is one, else empty (a missing or malformed one). */
+export function objectOf(value: unknown): Record<string, unknown> {
+  return isRecord(value) ? value : {};
+}
 
 /** Where a tool call's arguments are named from in a refusal: `arguments.sql`. */
 const ROOT = 'arguments';

@@ -11,7 +11,7 @@ import type { AuthInfo, JSONRPCMessage, JSONRPCRequest } from '@modelcontextprot
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import type { Caller } from '@/core/caller';
 import { AuthenticationRequiredError, ForbiddenError } from '@/core/errors';
-import { isRecord } from '@/core/parameters/parameter-definition';
+import { objectOf } from '@/mcp/mcp-arguments';
 import { McpService } from '@/mcp/mcp.service';
 import { clientAddress } from '@/http/request/client-address';
 import { HttpReply, sendReply } from '@/http/reply/http-reply';
@@ -160,8 +160,4 @@ function plainCall(request: Request, body: unknown): JSONRPCRequest | undefined 
 function asksForProgress(message: unknown): boolean {
   const params = objectOf(objectOf(message).params);
   return objectOf(params._meta).progressToken !== undefined;
-}
-
-function objectOf(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {};
 }

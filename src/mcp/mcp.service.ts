@@ -38,7 +38,7 @@ import {
 } from '@/mcp/mcp-schemas';
 import { McpTools, callSubject } from '@/mcp/mcp-tools';
 import { McpFileTools } from '@/mcp/mcp-file-tools';
-import { checkArguments } from '@/mcp/mcp-arguments';
+import { checkArguments, objectOf } from '@/mcp/mcp-arguments';
 import { SdkRefusal, ToolCallWatch } from '@/mcp/tool-call-watch';
 import { ServerPool } from '@/mcp/server-pool';
 import type { ErrorCode } from '@/core/errors';
@@ -398,7 +398,7 @@ export class McpService implements OnModuleDestroy {
       }
       this.calls.inc({ tool, outcome: reply.code });
       // Arguments refused by their check are recorded by what was wrong with them, not copied whole.
-      const subject = callSubject(tool, checked ?? argumentsObject(args));
+      const subject = callSubject(tool, checked ?? objectOf(args));
       await this.audit.recordAfter({
         action: 'mcp_tool_call',
         actor: caller ? auditActor(caller) : null,
@@ -426,7 +426,7 @@ export class McpService implements OnModuleDestroy {
     offered: ReadonlySet<ToolName>,
     refusal: SdkRefusal,
   ): Promise<void> {
-    const params = argumentsObject(refusal.params);
+    const params = objectOf(refusal.params);
     const name = typeof params.name === 'string' ? params.name : null;
     const tool = (TOOL_NAMES as readonly (string | null)[]).includes(name)
       ? (name as ToolName)
@@ -444,7 +444,7 @@ export class McpService implements OnModuleDestroy {
         action: 'mcp_tool_call',
         actor: caller ? auditActor(caller) : null,
         // What it was about, as for a call that ran: the item its arguments name, else the tool it named.
-        target: callSubject(name ?? '', argumentsObject(params.arguments)).item ?? name,
+        target: callSubject(name ?? '', objectOf(params.arguments)).item ?? name,
         outcome: 'failure',
         // A name is the caller's to choose, of any length: the row keeps a bounded part of it.
         details: {
@@ -462,12 +462,6 @@ export class McpService implements OnModuleDestroy {
 }
 
 /** `value` if it is an object (a tool call's arguments or params), else an empty one. */
-function argumentsObject(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
 function callerOfAuth(auth: AuthInfo | undefined): Caller {
   const caller = auth?.extra?.[CALLER_KEY] as Caller | undefined;
   return caller ?? ANONYMOUS;

@@ -1,9 +1,4 @@
-import {
-  callerParts,
-  canonicalSelections,
-  etagMatches,
-  resultKeyText,
-} from '@/datasets/results/result-keys';
+import { callerParts, canonicalSelections, resultKeyText } from '@/datasets/results/result-keys';
 import { EMPLOYEE, exampleCatalog } from '@/core/parameters/__fixtures__/example-parameters';
 import { parseQuerySelections } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
@@ -79,18 +74,5 @@ describe('kept selections', () => {
         ])}`,
       );
     }
-  });
-});
-
-describe('etagMatches', () => {
-  it.each([
-    ['"abc"', true],
-    ['W/"abc"', true],
-    ['"x", "abc"', true],
-    ['*', true],
-    ['"abd"', false],
-    [undefined, false],
-  ])('reads If-None-Match %s as %s', (header, matches) => {
-    expect(etagMatches(header, '"abc"')).toBe(matches);
   });
 });

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { etagMatches as anyVariantMatches } from '@/http/reply/content-coding';
 import type { ResultOptions } from '@/datasets/results/result-options';
 import type { CallerReads } from '@/engine/query/model-reads';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
@@ -118,12 +117,4 @@ export function pageKey(keyText: string, shape: string, options: ResultOptions |
 /** A strong ETag for a serialised response: the same key always yields the same bytes. */
 export function etagOf(pageKey: string): string {
   return `"${createHash('sha1').update(pageKey).digest('base64url')}"`;
-}
-
-/**
- * Whether an `If-None-Match` header names this ETag (a list, weak forms, or `*`), or the tag of one of its
- * compressed variants (`"abc-br"`, see codedEtag): the client holds a copy of the same result either way.
- */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  return anyVariantMatches(header, etag);
 }

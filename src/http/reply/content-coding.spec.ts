@@ -83,6 +83,7 @@ describe('ETags of compressed variants', () => {
     }
     expect(etagMatches('"abd-br"', '"abc"')).toBe(false);
     expect(etagMatches('"abc-zstd"', '"abc"')).toBe(false);
+    expect(etagMatches(undefined, '"abc"')).toBe(false);
   });
 });
 
