@@ -2,7 +2,7 @@ import { MONTHLY } from './support/figures';
 import { Api, P } from './support/api';
 import { TestIdp } from './support/idp';
 import { TestServer, startServer } from './support/server';
-import { CLIENT_KINDS, connectMcp } from './support/mcp-clients';
+import { CLIENT_KINDS, MCP_ACCEPT, MCP_INITIALIZE, connectMcp } from './support/mcp-clients';
 
 const AUDIENCE = 'drey-api';
 const now = () => Math.floor(Date.now() / 1000);
@@ -17,17 +17,6 @@ describe('the MCP server with an identity provider', () => {
   let t: TestServer;
   let api: Api;
   let issuer: string;
-  const initialize = {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'curl', version: '1' },
-    },
-  };
-  const headers = { Accept: 'application/json, text/event-stream' };
 
   beforeAll(async () => {
     idp.addKey('rsa-1', 'RS256');
@@ -53,7 +42,7 @@ describe('the MCP server with an identity provider', () => {
   it.each([`${P}/mcp`, '/mcp'])(
     'answers an anonymous request to %s with 401 naming its Protected Resource Metadata',
     async (path) => {
-      const reply = await api.request('POST', path, { json: initialize, headers });
+      const reply = await api.request('POST', path, { json: MCP_INITIALIZE, headers: MCP_ACCEPT });
       expect(reply.status).toBe(401);
       expect(reply.body.error).toBe('authentication_required');
       const metadataUrl = `${t.url}/.well-known/oauth-protected-resource${path}`;
@@ -73,8 +62,8 @@ describe('the MCP server with an identity provider', () => {
 
   it('names it on a refused token too, and leaves the other routes with a plain Bearer challenge', async () => {
     const refused = await api.request('POST', `${P}/mcp`, {
-      json: initialize,
-      headers,
+      json: MCP_INITIALIZE,
+      headers: MCP_ACCEPT,
       token: 'not.a.token',
     });
     expect(refused.status).toBe(401);

@@ -1,19 +1,14 @@
 import { Api, P, decodeJwt, signJwt } from './support/api';
 import { http } from './support/http';
 import { JWT_SECRET, TestServer, startServer } from './support/server';
-import { McpTestClient, ToolResult, connectMcp, errorBody } from './support/mcp-clients';
-
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'curl', version: '1' },
-  },
-};
-const MCP_HEADERS = { Accept: 'application/json, text/event-stream' };
+import {
+  MCP_ACCEPT,
+  MCP_INITIALIZE,
+  McpTestClient,
+  ToolResult,
+  connectMcp,
+  errorBody,
+} from './support/mcp-clients';
 
 /** The log line of a finished request, once the server has written it (it is written after the answer). */
 async function requestLine(t: TestServer, id: string): Promise<Record<string, unknown>> {
@@ -64,8 +59,8 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
       // The manager's scope: a dataset an anonymous caller is not listed.
       expect(rows?.inputSchema.properties?.dataset.enum).toContain('expenses_grouped');
       const bare = await api.request('POST', '/mcp', {
-        json: initialize,
-        headers: { ...MCP_HEADERS, 'x-api-key': named },
+        json: MCP_INITIALIZE,
+        headers: { ...MCP_ACCEPT, 'x-api-key': named },
       });
       expect(bare.status).toBe(200);
       expect(bare.headers.get('applied-username')).toBe('mgr');
@@ -73,15 +68,15 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
 
     it('refuses a bad key with 401 invalid_token, and a key sent with a bearer token', async () => {
       const bad = await api.request('POST', `${P}/mcp`, {
-        json: initialize,
-        headers: { ...MCP_HEADERS, 'x-api-key': 'x.y.z' },
+        json: MCP_INITIALIZE,
+        headers: { ...MCP_ACCEPT, 'x-api-key': 'x.y.z' },
       });
       expect(bad.status).toBe(401);
       expect(bad.body).toMatchObject({ statusCode: 401, error: 'invalid_token' });
       const both = await api.request('POST', `${P}/mcp`, {
-        json: initialize,
+        json: MCP_INITIALIZE,
         token: named,
-        headers: { ...MCP_HEADERS, 'x-api-key': named },
+        headers: { ...MCP_ACCEPT, 'x-api-key': named },
       });
       expect(both.status).toBe(401);
       expect(both.body.message).toContain('not both');
@@ -94,8 +89,8 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
       });
       const key = issued.body.access_token as string;
       const ok = await api.request('POST', `${P}/mcp`, {
-        json: initialize,
-        headers: { ...MCP_HEADERS, 'x-api-key': key },
+        json: MCP_INITIALIZE,
+        headers: { ...MCP_ACCEPT, 'x-api-key': key },
       });
       expect(ok.status).toBe(200);
       const revoked = await api.request('DELETE', `${P}/tokens/${decodeJwt(key).jti as string}`, {
@@ -103,8 +98,8 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
       });
       expect(revoked.status).toBeLessThan(300);
       const refused = await api.request('POST', `${P}/mcp`, {
-        json: initialize,
-        headers: { ...MCP_HEADERS, 'x-api-key': key },
+        json: MCP_INITIALIZE,
+        headers: { ...MCP_ACCEPT, 'x-api-key': key },
       });
       expect(refused.status).toBe(401);
     });
@@ -116,8 +111,8 @@ describe('the MCP tools for headless clients and assistants (issue 39)', () => {
       });
       expect(embed.status).toBe(201);
       const refused = await api.request('POST', `${P}/mcp`, {
-        json: initialize,
-        headers: { ...MCP_HEADERS, 'x-api-key': embed.body.token as string },
+        json: MCP_INITIALIZE,
+        headers: { ...MCP_ACCEPT, 'x-api-key': embed.body.token as string },
       });
       expect(refused.status).toBe(401);
       expect(refused.body.message).toContain('Authorization: Bearer');

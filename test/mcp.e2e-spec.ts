@@ -3,6 +3,8 @@ import { Api, P } from './support/api';
 import { TestServer, startServer } from './support/server';
 import {
   CLIENT_KINDS,
+  MCP_ACCEPT,
+  MCP_INITIALIZE,
   McpTestClient,
   ToolInfo,
   connectMcp,
@@ -330,58 +332,49 @@ describe('the MCP server', () => {
   });
 
   describe('over HTTP', () => {
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'curl', version: '1' },
-      },
-    };
-    const headers = { Accept: 'application/json, text/event-stream' };
-
     it("refuses an Origin that is neither the service's own nor a CORS origin with 403", async () => {
       const refused = await api.request('POST', `${P}/mcp`, {
-        json: initialize,
-        headers: { ...headers, Origin: 'http://evil.example' },
+        json: MCP_INITIALIZE,
+        headers: { ...MCP_ACCEPT, Origin: 'http://evil.example' },
       });
       expect(refused.status).toBe(403);
       expect(refused.body).toMatchObject({ statusCode: 403, error: 'forbidden' });
       const own = await api.request('POST', `${P}/mcp`, {
-        json: initialize,
-        headers: { ...headers, Origin: t.url },
+        json: MCP_INITIALIZE,
+        headers: { ...MCP_ACCEPT, Origin: t.url },
       });
       expect(own.status).toBe(200);
     });
 
     it('refuses a bad token with 401 as every route does, and another project with 404', async () => {
       const bad = await api.request('POST', `${P}/mcp`, {
-        json: initialize,
-        headers,
+        json: MCP_INITIALIZE,
+        headers: MCP_ACCEPT,
         token: 'x.y.z',
       });
       expect(bad.status).toBe(401);
       expect(bad.body.error).toBe('invalid_token');
       const other = await api.request('POST', '/api/service-v0/project/other/v1/mcp', {
-        json: initialize,
-        headers,
+        json: MCP_INITIALIZE,
+        headers: MCP_ACCEPT,
       });
       expect(other.status).toBe(404);
     });
 
     it('bounds the body as every route does', async () => {
       const huge = {
-        ...initialize,
-        params: { ...initialize.params, clientInfo: { name: 'x'.repeat(2_000_000), version: '1' } },
+        ...MCP_INITIALIZE,
+        params: {
+          ...MCP_INITIALIZE.params,
+          clientInfo: { name: 'x'.repeat(2_000_000), version: '1' },
+        },
       };
-      const reply = await api.request('POST', `${P}/mcp`, { json: huge, headers });
+      const reply = await api.request('POST', `${P}/mcp`, { json: huge, headers: MCP_ACCEPT });
       expect(reply.status).toBe(413);
       expect(reply.body.error).toBe('payload_too_large');
       const deep = await fetch(`${t.url}${P}/mcp`, {
         method: 'POST',
-        headers: { ...headers, 'Content-Type': 'application/json' },
+        headers: { ...MCP_ACCEPT, 'Content-Type': 'application/json' },
         body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":${'{"a":'.repeat(200)}1${'}'.repeat(200)}}`,
       });
       expect(deep.status).toBe(400);
@@ -390,7 +383,10 @@ describe('the MCP server', () => {
     it('has no Protected Resource Metadata without an identity provider', async () => {
       const reply = await api.get(`/.well-known/oauth-protected-resource${P}/mcp`);
       expect(reply.status).toBe(404);
-      const anonymous = await api.request('POST', `${P}/mcp`, { json: initialize, headers });
+      const anonymous = await api.request('POST', `${P}/mcp`, {
+        json: MCP_INITIALIZE,
+        headers: MCP_ACCEPT,
+      });
       expect(anonymous.status).toBe(200);
     });
 
@@ -403,7 +399,7 @@ describe('the MCP server', () => {
       const call = (meta?: object) =>
         fetch(`${t.url}${P}/mcp`, {
           method: 'POST',
-          headers: { ...headers, 'Content-Type': 'application/json' },
+          headers: { ...MCP_ACCEPT, 'Content-Type': 'application/json' },
           body: JSON.stringify({
             jsonrpc: '2.0',
             id: 3,
@@ -443,7 +439,7 @@ describe('the MCP server', () => {
           const reply = await fetch(`${t.url}${P}/mcp`, {
             method: 'POST',
             headers: {
-              ...headers,
+              ...MCP_ACCEPT,
               'Content-Type': 'application/json',
               ...(token && { Authorization: `Bearer ${token}` }),
             },
@@ -492,7 +488,7 @@ describe('the MCP server', () => {
       const call = (extra: Record<string, string>, body: unknown = {}) =>
         fetch(`${t.url}${P}/mcp`, {
           method: 'POST',
-          headers: { ...headers, 'Content-Type': 'application/json', ...extra },
+          headers: { ...MCP_ACCEPT, 'Content-Type': 'application/json', ...extra },
           body: JSON.stringify({
             jsonrpc: '2.0',
             id: 5,
@@ -571,26 +567,15 @@ describe('the MCP server for an assistant in a browser (CORS_ORIGINS)', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('Mcp-Protocol-Version');
     expect(preflight.headers.get('access-control-allow-headers')).toContain('X-Api-Key');
-    const headers = { Accept: 'application/json, text/event-stream' };
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'browser', version: '1' },
-      },
-    };
     const allowed = await api.request('POST', `${P}/mcp`, {
-      json: initialize,
-      headers: { ...headers, Origin: APP },
+      json: MCP_INITIALIZE,
+      headers: { ...MCP_ACCEPT, Origin: APP },
     });
     expect(allowed.status).toBe(200);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(APP);
     const other = await api.request('POST', `${P}/mcp`, {
-      json: initialize,
-      headers: { ...headers, Origin: 'https://evil.example' },
+      json: MCP_INITIALIZE,
+      headers: { ...MCP_ACCEPT, Origin: 'https://evil.example' },
     });
     expect(other.status).toBe(403);
   });
