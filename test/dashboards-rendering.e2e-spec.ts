@@ -2,6 +2,7 @@ import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { Api, P } from './support/api';
+import { launchBrowser } from './support/browser';
 import { pngHeader } from './support/png';
 import { EXAMPLE_PROJECT, LogLine, ServerProcess, TestServer, startServer } from './support/server';
 import { TempDir, tempDir } from './support/services';
@@ -32,6 +33,17 @@ const EXTRA_DASHBOARDS: Record<string, { format: string; template: string }> = {
     template: `<!doctype html><p>slow</p><script>setTimeout(function () { window.__dreyReady = true; }, 1500);</script>`,
   },
   escaped: { format: 'html', template: '{% extends "drey/dashboard.html" %}' },
+  // Two headline figures beside a tall chart, in one row of the grid.
+  stats_beside_chart: {
+    format: 'html',
+    template: `{% extends "drey/dashboard.html" %}
+{% set months = dataset('expenses_by_month').rows %}
+{% block content %}
+  {{ stat('Months', months | length) }}
+  {{ stat('Total', months | sum('total_amount')) }}
+  {{ chart(months, type='bar', x='month', y='total_amount', title='By month', size='half', height=420) }}
+{% endblock %}`,
+  },
 };
 
 /** The example project plus the dashboards above, in a temporary folder. */
@@ -199,6 +211,31 @@ describe('PNG rendering through the Chromium pool', () => {
       '&lt;script&gt;alert(&quot;owned&quot;)&lt;/script&gt; &amp; more',
     );
     expect(reply.text).not.toContain('<script>alert');
+  });
+
+  it('keeps stat cards at their own height beside a taller chart in a row (Chromium)', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      await page.goto(dashboard('stats_beside_chart'));
+      await page.waitForFunction('window.__dreyReady === true');
+      // Each panel's box: stat cards first, then the chart, as the template writes them.
+      const boxes = await page.evaluate<{ kind: string; top: number; height: number }[]>(
+        `[...document.querySelectorAll('.board > .panel')].map(function (panel) {
+          var box = panel.getBoundingClientRect();
+          return { kind: panel.classList.contains('stat') ? 'stat' : 'chart', top: box.top, height: box.height };
+        })`,
+      );
+      expect(boxes.map((box) => box.kind)).toEqual(['stat', 'stat', 'chart']);
+      const [first, second, chart] = boxes;
+      // One row: the same top.
+      expect(new Set(boxes.map((box) => Math.round(box.top))).size).toBe(1);
+      expect(chart.height).toBeGreaterThan(420);
+      // A card is as tall as its label, figure and note, not as the chart beside it.
+      for (const card of [first, second]) expect(card.height).toBeLessThan(chart.height / 3);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('killing Chromium between two requests costs one slow request, not an error', async () => {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
@@ -40,7 +41,34 @@ function projectFiles(): Map<string, string> {
  * command's comments say it prints must be printed. Ports are the only change: free ones instead of 4465 and
  * 4466.
  */
+/** The Nunjucks tags of a template (`{% ... %}`, `{{ ... }}`) whose opening and closing sit on two lines. */
+function splitTags(template: string): string[] {
+  return template
+    .split('\n')
+    .filter((line) => /\{%(?![^\n]*%\})|\{\{(?![^\n]*\}\})/.test(line))
+    .map((line) => line.trim());
+}
+
 describe('docs/tutorial.md', () => {
+  it('shows the dashboard template as a reader writes it, and prettier keeps such templates so', () => {
+    const template = projectFiles().get('dashboards/sales_report.html') ?? '';
+    expect(template.split('\n')).toEqual(
+      expect.arrayContaining(['{% extends "drey/dashboard.html" %}', '{% block content %}']),
+    );
+    expect(splitTags(template)).toEqual([]);
+    // `npm run format` formats docs/ too: with the repository's settings, the code in a page's blocks is
+    // left as written (prettier's HTML formatter once reflowed this template, tags cut in two).
+    // Prettier's own command (its API loads ES modules, which Jest's loader cannot), as `npm run format` runs.
+    const page = `# A page\n\n\`\`\`html\n${template}\`\`\`\n`;
+    const formatted = spawnSync(
+      join(REPO_ROOT, 'node_modules', '.bin', 'prettier'),
+      ['--stdin-filepath', 'docs/page.md'],
+      { cwd: REPO_ROOT, input: page, encoding: 'utf8' },
+    );
+    expect([formatted.status, formatted.stderr]).toEqual([0, '']);
+    expect(formatted.stdout).toBe(page);
+  });
+
   it('runs as written after the README first start, and leaves that server serving its own project', async () => {
     const steps = shellSteps(markdownBlocks(TUTORIAL));
     expect(steps.length).toBeGreaterThan(8);
@@ -126,7 +154,11 @@ describe('docs/tutorial.md', () => {
           .map((line) => `docs/tutorial.md:${step.line}: "${line}" not printed by ${step.command}`);
       });
       expect(missing).toEqual([]);
-      expect(readFileSync(join(elsewhere, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
+      const report = readFileSync(join(elsewhere, 'report.html'), 'utf8');
+      expect(report).toMatch(/^<!doctype html>/i);
+      // The template's content block, drawn: the chart's title and the table.
+      expect(report).toContain('Revenue per day');
+      expect(report).toContain('<table class="data"');
 
       // The shop's build and its admin did not reach the example's server and its data folder.
       const example = await fetch(

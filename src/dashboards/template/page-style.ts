@@ -60,6 +60,8 @@ table.data thead th {
 table.data .num { text-align: right; }
 table.data tbody tr:nth-child(even) { background: #fafbfc; }
 table.data tfoot th, table.data tfoot td { font-weight: 700; border-top: 2px solid var(--ink); border-bottom: 0; }
+/* A headline figure keeps its own height beside a taller chart or table; panels of a kind share a row's. */
+.panel.stat { align-self: start; }
 .stat-label { color: var(--muted); font-size: 13px; }
 .stat-value {
   font-size: clamp(20px, 2.3vw, 28px); font-weight: 700; margin-top: 2px; white-space: nowrap;
