@@ -32,43 +32,44 @@ describe('docs/mcp.md', () => {
     const issuer = await idp.start();
     t = await startServer({ OIDC_ISSUER: issuer, OIDC_AUDIENCE: 'drey-api' });
     api = new Api(t.url);
+    // As the page says: the assistant's own user (no administrator), and a named token of it.
     const admin = await api.adminToken();
-    const named = await api.request('POST', `${P}/tokens`, {
+    const added = await api.request('POST', `${P}/users`, {
       token: admin,
+      json: { username: 'desktop-assistant', password: 'a password of its own' },
+    });
+    expect(added.status).toBe(200);
+    const login = await api.login('desktop-assistant', 'a password of its own');
+    const named = await api.request('POST', `${P}/tokens`, {
+      token: login,
       json: { title: 'docs' },
     });
     token = named.body.access_token as string;
   });
-  afterAll(async () => {
-    await t.close();
-    await idp.stop();
-  });
 
-  it('answers each call by hand with the status the page says', () => {
+  /** The page's calls by hand as one script, run with `env` (BASE and STATUS_FILE added). */
+  function runByHand(env: Record<string, string>) {
     const { script, calls } = docScript(DOC);
-    expect(calls.length).toBeGreaterThanOrEqual(8);
     const dir = tempDir();
     try {
       const statusFile = join(dir.path, 'statuses');
       writeFileSync(statusFile, '');
       const ran = spawnSync('bash', ['--noprofile', '--norc', '-c', script], {
         cwd: dir.path,
-        env: { PATH: process.env.PATH ?? '', BASE: t.url, ADMIN_PASSWORD, STATUS_FILE: statusFile },
+        env: { PATH: process.env.PATH ?? '', BASE: t.url, STATUS_FILE: statusFile, ...env },
         encoding: 'utf8',
         timeout: 60000,
       });
-      expect(ran.status).toBe(0);
-      const statuses = statusesOf(statusFile);
-      const wrong = calls.flatMap((call, index) =>
-        statuses.get(index) === call.status
-          ? []
-          : [`docs/mcp.md:${call.line}: ${call.status} written, ${statuses.get(index)} answered`],
-      );
-      expect(wrong).toEqual([]);
+      return {
+        ran,
+        calls,
+        statuses: statusesOf(statusFile),
+        said: readFileSync(statusFile, 'utf8'),
+      };
     } finally {
       dir.remove();
     }
-  });
+  }
 
   it("connects a hosted assistant as its configuration says: the URL's path and the token header", async () => {
     const hosted = jsonBlocks()[0].mcpServers.expenses as {
@@ -118,7 +119,8 @@ describe('docs/mcp.md', () => {
       );
       try {
         const { tools } = await client.listTools();
-        expect(tools.map((tool) => tool.name)).toContain('query_models');
+        expect(tools.map((tool) => tool.name)).toContain('dataset_rows');
+        expect(tools.map((tool) => tool.name)).not.toContain('query_models');
         const result = await client.callTool('dataset_rows', {
           dataset: 'expenses_by_month',
           limit: 12,
@@ -130,5 +132,39 @@ describe('docs/mcp.md', () => {
     } finally {
       cwd.remove();
     }
+  });
+
+  it('stops at once without the admin password, naming ADMIN_PASSWORD, and assumes none', () => {
+    const { ran, statuses } = runByHand({});
+    expect(ran.status).not.toBe(0);
+    expect(ran.stderr).toContain(
+      'set ADMIN_PASSWORD to the admin password the first npm start printed',
+    );
+    expect(statuses.size).toBe(0);
+  });
+
+  it('shows a refused login as curl -f does, instead of sending its body on as a token', () => {
+    const { statuses, said } = runByHand({ ADMIN_PASSWORD: 'not the admin password' });
+    expect(statuses.get(0)).toBe(401);
+    expect(said).toContain('The requested URL returned error: 401');
+  });
+  afterAll(async () => {
+    await t.close();
+    await idp.stop();
+  });
+
+  it('answers each call by hand with the status the page says, as a user that is no administrator', () => {
+    const { ran, calls, statuses } = runByHand({ ADMIN_PASSWORD });
+    expect(calls.length).toBeGreaterThanOrEqual(10);
+    expect(ran.status).toBe(0);
+    const wrong = calls.flatMap((call, index) =>
+      statuses.get(index) === call.status
+        ? []
+        : [`docs/mcp.md:${call.line}: ${call.status} written, ${statuses.get(index)} answered`],
+    );
+    expect(wrong).toEqual([]);
+    // The assistant's token is its own user's: no query_models, which reads every model.
+    expect(ran.stdout).toContain('"name":"dataset_rows"');
+    expect(ran.stdout).not.toContain('"name":"query_models"');
   });
 });

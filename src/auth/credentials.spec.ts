@@ -22,6 +22,20 @@ describe('bearer tokens in the Authorization header', () => {
     expect(bearerToken('BEARER   a.b.c ')).toBe('a.b.c');
   });
 
+  it("says that a bearer value holding spaces is not a token, and when it is a failed login's body", () => {
+    const failedLogin =
+      'Bearer {"statusCode":401,"error":"invalid_credentials","message":"Incorrect username or password"}';
+    expect(() => bearerToken(failedLogin)).toThrow(
+      /^The bearer value is a JSON body, not a token: the call that should have given the token failed/,
+    );
+    expect(() => bearerToken('Bearer a b')).toThrow(
+      /^The bearer value is not a token \(a token holds no spaces\)/,
+    );
+    expect(() => bearerToken('Token a.b.c')).toThrow(
+      'The Authorization header must be "Bearer <token>"',
+    );
+  });
+
   it('refuses any other shape as an invalid token', () => {
     for (const header of ['Token a.b.c', 'Bearer a b', 'a.b.c', 'Basic Og==']) {
       expect(() => bearerToken(header)).toThrow(InvalidTokenError);

@@ -51,8 +51,19 @@ export function bearerToken(header: string | undefined): string | undefined {
   const value = header?.trim() ?? '';
   if (value === '' || /^bearer$/i.test(value)) return undefined;
   const match = /^bearer\s+(\S+)$/i.exec(value);
-  if (!match) throw new InvalidTokenError('The Authorization header must be "Bearer <token>"');
-  return match[1];
+  if (match) return match[1];
+  if (/^bearer\s/i.test(value)) {
+    // The scheme is right and the value is not one token: most often a script that put what a failed
+    // login answered (a JSON error body) where the token should be. Saying so beats "must be Bearer".
+    throw new InvalidTokenError(
+      value.slice(6).trim().startsWith('{')
+        ? 'The bearer value is a JSON body, not a token: the call that should have given the token ' +
+            'failed (its answer is what was sent); use the access_token of a login or of POST P/tokens'
+        : 'The bearer value is not a token (a token holds no spaces): send the access_token of a ' +
+            'login or of POST P/tokens',
+    );
+  }
+  throw new InvalidTokenError('The Authorization header must be "Bearer <token>"');
 }
 
 /** Marks requests whose route takes `x-api-key` (the MCP endpoint's), before the guard reads them. */

@@ -4,6 +4,11 @@ import { ConfigError, loadConfig } from '@/config/config';
 
 const CWD = '/srv/drey';
 const UNTIL = '2026-12-01T12:00:00Z';
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  JWT_SECRET: 'x'.repeat(32),
+  ADMIN_PASSWORD: 'a password of its own',
+};
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -147,6 +152,16 @@ describe('loadConfig', () => {
     [{ PASSWORD_MIN_LENGTH: 'eight' }, 'PASSWORD_MIN_LENGTH must be a whole number'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET is required when NODE_ENV=production'],
     [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'ADMIN_PASSWORD is required'],
+    ...['ADMIN_PASSWORD', 'POSTGRES_PASSWORD', 'SSO_HEADER_SECRET', 'OIDC_CLIENT_SECRET'].map(
+      (variable) => [
+        { ...PRODUCTION, [variable]: 'change-me' },
+        `${variable} is still "change-me", an example's placeholder: set a secret of your own`,
+      ],
+    ),
+    [
+      { ...PRODUCTION, DATABASE_URL: 'postgres://drey:change-me@postgres:5432/drey' },
+      'DATABASE_URL has the password "change-me", an example\'s placeholder',
+    ],
     [{ CORS_ORIGINS: 'example.com' }, 'CORS_ORIGINS has an invalid origin "example.com"'],
     ...[
       'drey.example:4465',

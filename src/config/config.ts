@@ -150,6 +150,56 @@ function buildSchedule(env: Env): BuildSchedule | 'off' | undefined {
   return { pattern, timezone };
 }
 
+/** Values that examples put where a secret goes; nobody means them in production. */
+const PLACEHOLDER_SECRETS = new Set(['change-me', 'changeme']);
+
+/**
+ * The secrets a deployment sets, and that a copied example may leave as they were: POSTGRES_PASSWORD is
+ * docker-compose's (the bundled Postgres's, which `env_file` hands to the replicas too), the others Drey's.
+ */
+const SECRET_VARIABLES = [
+  'ADMIN_PASSWORD',
+  'JWT_SECRET',
+  'POSTGRES_PASSWORD',
+  'SSO_HEADER_SECRET',
+  'EMBED_SECRET',
+  'OIDC_CLIENT_SECRET',
+];
+
+/**
+ * In production a secret still set to an example's placeholder (`change-me`) stops the start, naming the
+ * variable: a service that starts anyway is one whose database or admin password anyone who read the
+ * example knows. The password of DATABASE_URL counts too (compose builds it from POSTGRES_PASSWORD).
+ */
+function refusePlaceholderSecrets(env: Env): void {
+  const placeholder = (value: string | undefined) =>
+    value !== undefined && PLACEHOLDER_SECRETS.has(value.trim().toLowerCase());
+  for (const variable of SECRET_VARIABLES) {
+    const value = text(env, variable);
+    if (placeholder(value)) {
+      throw new ConfigError(
+        variable,
+        `is still "${value}", an example's placeholder: set a secret of your own (NODE_ENV=production)`,
+      );
+    }
+  }
+  const databaseUrl = text(env, 'DATABASE_URL');
+  if (databaseUrl === undefined) return;
+  let password: string;
+  try {
+    password = decodeURIComponent(new URL(databaseUrl).password);
+  } catch {
+    return; // Not a URL: url() says so, naming the variable.
+  }
+  if (placeholder(password)) {
+    throw new ConfigError(
+      'DATABASE_URL',
+      `has the password "${password}", an example's placeholder: set a password of your own ` +
+        '(with docker-compose, POSTGRES_PASSWORD in .env; NODE_ENV=production)',
+    );
+  }
+}
+
 /**
  * Reads and validates the environment. Pure: takes the environment and the working directory, so it is
  * unit-tested without touching `process.env`. Throws {@link ConfigError} on the first bad value.
@@ -164,6 +214,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): AppConfig {
       throw new ConfigError('ADMIN_PASSWORD', 'is required when NODE_ENV=production');
     }
   }
+  if (nodeEnv === 'production') refusePlaceholderSecrets(env);
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 characters long');
   }

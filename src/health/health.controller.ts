@@ -48,4 +48,16 @@ export class HealthController {
     if (readiness.status !== 'ready') response.status(503).setHeader('Retry-After', '5');
     return readiness;
   }
+
+  /** The same as `/health/ready`, at the address people and monitors try first. */
+  @Get()
+  @ApiJson('Readiness', 'Ready')
+  @ApiResponse({
+    status: 503,
+    description: 'Not ready, with `Retry-After`',
+    content: { 'application/json': { schema: ref('Readiness') } },
+  })
+  readiness(@Res({ passthrough: true }) response: Response): Promise<Readiness> {
+    return this.ready(response);
+  }
 }

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { etagMatches } from '@/http/reply/content-coding';
 import { HttpReply, KeptBody, sendReply } from '@/http/reply/http-reply';
 import { pagePolicy } from '@/http/security-headers';
+import { FAVICON_PATH } from '@/openapi/favicon';
 
 /**
  * What Swagger UI (`/docs`, `P/docs`, served by @nestjs/swagger from swagger-ui-dist) loads: its scripts and
@@ -20,6 +21,50 @@ export const SWAGGER_UI_POLICY = pagePolicy({
   baseUri: ["'none'"],
   formAction: ["'none'"],
 });
+
+/**
+ * A Swagger UI plugin, sent to the browser as its source (@nestjs/swagger writes a function of
+ * `swaggerOptions` into `swagger-ui-init.js` with `toString()`, a script of this origin), so it names nothing
+ * but the browser's globals and what Swagger UI hands it. The options' `plugins` replace Swagger UI's list,
+ * so it brings back the one @nestjs/swagger's page has (DownloadUrl), then adds `JsonSchema_string_date`:
+ * Swagger UI's array input looks up `JsonSchema_<type>_<format>` for its items without falling back
+ * silently, and has no component for `format: date`, so the GET form of a date range (`date_range`, an array
+ * of two dates) logged "Could not find component: JsonSchema_string_date" on "Try it out". A date is typed
+ * as the text input every other string gets.
+ */
+function dreySwaggerUiPlugins(system: {
+  React: { createElement(type: unknown, props: unknown): unknown };
+  getComponent(name: string): unknown;
+}): unknown[] {
+  const bundle = (
+    globalThis as unknown as { SwaggerUIBundle: { plugins: { DownloadUrl: unknown } } }
+  ).SwaggerUIBundle;
+  return [
+    bundle.plugins.DownloadUrl,
+    {
+      components: {
+        JsonSchema_string_date: function JsonSchemaStringDate(props: unknown) {
+          return system.React.createElement(system.getComponent('JsonSchema_string'), props);
+        },
+      },
+    },
+  ];
+}
+
+/**
+ * What Swagger UI's pages are set up with besides the document's URL:
+ * - Drey's icon, by an absolute path: the page's own links are relative (`./docs/favicon-32x32.png`), which
+ *   at `/docs/` (with the slash) named `/docs/docs/...`, a 404;
+ * - the Authorize dialog without its paragraph on OAuth2 scopes: Swagger UI prints it for every OAuth2
+ *   scheme whatever its scopes (none here: the login grants what the user may do), so no field of the
+ *   scheme leaves it out; a line of the page's own style hides it;
+ * - the plugins above.
+ */
+export const SWAGGER_UI_OPTIONS = {
+  customfavIcon: FAVICON_PATH,
+  customCss: '.swagger-ui .auth-container .scope-def { display: none; }',
+  swaggerOptions: { plugins: [dreySwaggerUiPlugins] },
+};
 
 /**
  * Express middleware in front of Swagger UI's routes (they are not Nest controllers, so no `@Header`):

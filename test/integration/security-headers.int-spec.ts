@@ -12,7 +12,7 @@ const PAGE_POLICIES = {
     "default-src 'none';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;" +
     "connect-src 'self';base-uri 'none';form-action 'none';frame-ancestors 'none'",
   redoc:
-    "default-src 'none';script-src 'self';style-src 'unsafe-inline';img-src data:;worker-src blob:;" +
+    "default-src 'none';script-src 'self';style-src 'unsafe-inline';img-src 'self' data:;worker-src blob:;" +
     "connect-src 'self';base-uri 'none';form-action 'none';frame-ancestors 'none'",
   dashboard:
     "default-src 'none';script-src 'unsafe-inline';style-src 'unsafe-inline';img-src data:;" +
