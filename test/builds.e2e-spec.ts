@@ -99,18 +99,19 @@ describe('a failing build', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('names the broken model, answers 500 build_failed, and the previous environment keeps answering', async () => {
+  it('names the broken model, answers 400 invalid_project, and the previous environment keeps answering', async () => {
     // The project is read at start-up: restart on the same data folder with the model broken.
     expect(await t.server.stop()).toBe(0);
     writeFileSync(join(dir, 'models', 'expense_details.sql'), 'SELECT * FROM no_such_table');
     api = new Api((await t.another()).url);
     const admin = await api.adminToken();
     const reply = await api.request('POST', `${P}/build`, { token: admin });
-    expect(reply.status).toBe(500);
-    expect(reply.body.error).toBe('build_failed');
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ statusCode: 400, error: 'invalid_project' });
     expect(reply.body.message).toContain('expense_details');
     const [latest] = (await api.get(`${P}/builds`, admin)).body;
     expect(latest.status).toBe('failed');
+    expect(latest.fault).toBe('project');
     expect(latest.error).toContain('expense_details');
     // How far it got: the three seeds built before the model that failed.
     expect(latest.progress).toEqual({ done: 3, total: 4, failed_model: 'expense_details' });
@@ -263,7 +264,7 @@ describe('a build reloads the whole project', () => {
     }
   });
 
-  it('fails a build of an invalid project with its problems; the previous project keeps serving', async () => {
+  it('fails a build of an invalid project with its problems (400 invalid_project); the previous project keeps serving', async () => {
     const manifest = readFileSync(file('project.yml'), 'utf8');
     writeFileSync(
       file('project.yml'),
@@ -271,7 +272,8 @@ describe('a build reloads the whole project', () => {
     );
     try {
       const reply = await api.request('POST', `${P}/build`, { token: admin });
-      expect(reply.status).toBe(500);
+      expect(reply.status).toBe(400);
+      expect(reply.body).toMatchObject({ statusCode: 400, error: 'invalid_project' });
       expect(reply.body.message).toMatch(
         /^The project is invalid \(1 problem\):\n {2}project\.yml at datasets/,
       );
@@ -281,5 +283,142 @@ describe('a build reloads the whole project', () => {
     } finally {
       writeFileSync(file('project.yml'), manifest);
     }
+  });
+});
+
+describe('a build a client follows (Prefer: respond-async)', () => {
+  let dir: string;
+  let t: TestServer;
+  let api: Api;
+  let admin: string;
+  const details = () => join(dir, 'models', 'expense_details.sql');
+  const original = readFileSync(join(EXAMPLE_PROJECT, 'models', 'expense_details.sql'), 'utf8');
+  // Seconds of work in its last model, so that the build is seen running.
+  const slow = `${original}\nWHERE (SELECT count(*) FROM range(300000000) r(i) WHERE hash(i) % 7 = 0) > 0`;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'drey-async-'));
+    cpSync(EXAMPLE_PROJECT, dir, { recursive: true });
+    t = await startServer({ PROJECT_DIR: dir });
+    api = new Api(t.url);
+    await until(
+      () => api.get('/health/ready'),
+      (reply) => reply.status === 200,
+      60000,
+    );
+    admin = await api.adminToken();
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers 202 at once with the run and a Location that follows it, progress included, to its end', async () => {
+    // Each build reads the project folder again: this one has a slow model.
+    writeFileSync(details(), slow);
+    const asked = Date.now();
+    const reply = await api.request('POST', `${P}/build`, {
+      token: admin,
+      headers: { Prefer: 'respond-async, wait=100' },
+    });
+    expect(reply.status).toBe(202);
+    expect(Date.now() - asked).toBeLessThan(5000);
+    expect(reply.headers.get('preference-applied')).toBe('respond-async');
+    const location = reply.headers.get('location') ?? '';
+    expect(location).toMatch(new RegExp(`^${P}/builds/[0-9a-f-]{36}$`));
+    expect(reply.body).toMatchObject({
+      id: location.split('/').pop(),
+      status: expect.stringMatching(/^(queued|running)$/),
+      trigger: 'request',
+      requested_by: 'admin',
+      error: null,
+      fault: null,
+    });
+    // Another build meanwhile is refused, whichever way it is asked for.
+    for (const headers of [{}, { Prefer: 'respond-async' }] as Record<string, string>[]) {
+      const refused = await api.request('POST', `${P}/build`, { token: admin, headers });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ error: 'build_in_progress' });
+    }
+    const running = await until(
+      () => api.get(location, admin),
+      (r) => r.body?.status === 'running' && r.body?.progress?.current_model === 'expense_details',
+      60000,
+    );
+    expect(running.status).toBe(200);
+    expect(running.body.progress).toMatchObject({
+      done: 3,
+      total: 4,
+      current_model: 'expense_details',
+      elapsed_ms: expect.any(Number),
+    });
+    const done = await until(
+      () => api.get(location, admin),
+      (r) => r.body?.status !== 'running' && r.body?.status !== 'queued',
+      120000,
+      250,
+    );
+    expect(done.body).toMatchObject({ id: reply.body.id, status: 'succeeded', progress: null });
+    expect(done.body.models).toHaveLength(4);
+    // The run is the history's entry, kept there.
+    const [latest] = (await api.get(`${P}/builds`, admin)).body;
+    expect(latest).toEqual(done.body);
+    const audit = await api.get(`${P}/audit?action=build`, admin);
+    expect(audit.body.events[0]).toMatchObject({
+      target: reply.body.id,
+      details: { respond: 'async' },
+    });
+  });
+
+  it('stays the synchronous empty 200 without the preference', async () => {
+    writeFileSync(details(), original);
+    for (const headers of [{}, { Prefer: 'return=minimal' }] as Record<string, string>[]) {
+      const reply = await api.request('POST', `${P}/build`, { token: admin, headers });
+      expect(reply.status).toBe(200);
+      expect(reply.text).toBe('');
+      expect(reply.headers.get('preference-applied')).toBeNull();
+      expect(reply.headers.get('location')).toBeNull();
+    }
+  });
+
+  it('answers a run of no build 404, a malformed id 400, and only administrators', async () => {
+    const unknown = await api.get(`${P}/builds/1b4e28ba-2fa1-41d2-883f-0016d3cca427`, admin);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ statusCode: 404, error: 'not_found' });
+    const malformed = await api.get(`${P}/builds/not-a-build`, admin);
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ statusCode: 400, error: 'invalid_request' });
+    const [latest] = (await api.get(`${P}/builds`, admin)).body;
+    const user = await api.userToken(admin, 'follower');
+    expect((await api.get(`${P}/builds/${latest.id}`, user)).status).toBe(403);
+    expect((await api.get(`${P}/builds/${latest.id}`)).status).toBe(401);
+  });
+
+  it("a build the project's SQL fails: 400 invalid_project when waited for, `fault: project` when followed", async () => {
+    writeFileSync(details(), 'SELECT * FROM no_such_table');
+    const waited = await api.request('POST', `${P}/build`, { token: admin });
+    expect(waited.status).toBe(400);
+    expect(waited.body).toMatchObject({ statusCode: 400, error: 'invalid_project' });
+    expect(waited.body.message).toContain('expense_details');
+    const reply = await api.request('POST', `${P}/build`, {
+      token: admin,
+      headers: { Prefer: 'respond-async' },
+    });
+    expect(reply.status).toBe(202);
+    const location = reply.headers.get('location') ?? '';
+    const failed = await until(
+      () => api.get(location, admin),
+      (r) => r.body?.status === 'failed',
+      60000,
+    );
+    expect(failed.body).toMatchObject({
+      status: 'failed',
+      fault: 'project',
+      error: expect.stringContaining('no_such_table'),
+      progress: { failed_model: 'expense_details' },
+    });
+    // The previous build goes on serving.
+    expect((await api.get(`${P}/datasets/expense_transactions/results`, admin)).status).toBe(200);
+    writeFileSync(details(), original);
   });
 });

@@ -378,7 +378,13 @@ describe('the OpenAPI document and a client generated from it', () => {
       `${current}/dashboards/{dashboard}/parameters`,
       { token: user, json: {} },
     );
-    await expectDocumented('get', `${P}/builds`, `${current}/builds`, { token: admin });
+    const builds = await expectDocumented('get', `${P}/builds`, `${current}/builds`, {
+      token: admin,
+    });
+    const [latest] = builds as { id: string }[];
+    await expectDocumented('get', `${P}/builds/${latest.id}`, `${current}/builds/{build}`, {
+      token: admin,
+    });
     await expectDocumented('post', `${P}/query-models`, `${current}/query-models`, {
       token: admin,
       json: { sql_query: 'SELECT category, count(*) AS n FROM categories GROUP BY 1' },

@@ -1,5 +1,17 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Inject,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Query,
+  Req,
+} from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { QueryModelsService } from '@/admin/query-models.service';
 import { AdminOnly, CurrentAdmin } from '@/http/access/access.decorators';
@@ -7,8 +19,11 @@ import type { AdminCaller } from '@/core/caller';
 import { toBuildJson } from '@/builds/builds.mapper';
 import { BuildsService } from '@/builds/builds.service';
 import { ApiEmpty, ApiErrors, ApiJson, ApiProjectPath, ApiToken } from '@/openapi/decorators';
-import { BODY_ERRORS, COMMON_ERRORS } from '@/openapi/common-schemas';
-import { CURRENT } from '@/http/routes';
+import { BODY_ERRORS, COMMON_ERRORS, ref } from '@/openapi/common-schemas';
+import { HttpReply } from '@/http/reply/http-reply';
+import { prefersAsync } from '@/http/request/prefer';
+import { ServedProject } from '@/core/project/served-project';
+import { CURRENT, currentPath } from '@/http/routes';
 import type { DatasetResult } from '@/datasets/results/result-shape';
 import { InvalidRequestError } from '@/core/errors';
 import { APP_CONFIG, AppConfig } from '@/config/config';
@@ -23,23 +38,78 @@ import { ValidateDtos } from '@/http/input/validation';
 @ApiErrors(...COMMON_ERRORS, 403)
 @Controller(CURRENT)
 export class AdminController {
+  /** The served project's prefix, for `Location`: fixed at start (a build may not rename the project). */
+  private readonly prefix: string;
+
   constructor(
     private readonly builds: BuildsService,
     private readonly queryModels: QueryModelsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    served: ServedProject,
+  ) {
+    this.prefix = currentPath(served.current);
+  }
 
   /**
-   * Rebuilds the virtual data environment and waits for it (empty body). 400 `build_in_progress` while
-   * another build is queued or running on any server process; 500 `build_failed` names the failing model;
-   * 503 `build_interrupted` when the server is stopped (SIGTERM, SIGINT) before the build is done.
+   * Rebuilds the virtual data environment and waits for it (empty body). With `Prefer: respond-async`
+   * (RFC 7240) it answers at once instead: 202 with `Preference-Applied: respond-async`, the build's run
+   * (its `id`, `status` and `progress`) and, in `Location`, `GET P/builds/{id}`, which follows it to its end.
+   * 400 `build_in_progress` while another build is queued or running on any server process. Waiting: 400
+   * `invalid_project` when the project made it fail (its SQL, its files: the message names the model, the
+   * file, line and column), 500 `build_failed` when something it needed failed (a source, a disk), 503
+   * `build_interrupted` when the server is stopped (SIGTERM, SIGINT) before the build is done.
    */
   @Post('build')
   @HttpCode(200)
   @ApiEmpty('Built')
+  @ApiHeader({
+    name: 'Prefer',
+    required: false,
+    description: '`respond-async`: answer 202 at once, with the build to follow at `Location`',
+  })
+  @ApiResponse({
+    status: 202,
+    description:
+      'Queued (with `Prefer: respond-async`): the run, to follow at `Location` (`GET P/builds/{id}`)',
+    headers: {
+      Location: { description: 'GET P/builds/{id}: the run', schema: { type: 'string' } },
+      'Preference-Applied': { schema: { type: 'string', enum: ['respond-async'] } },
+    },
+    content: { 'application/json': { schema: ref('BuildRun') } },
+  })
   @ApiErrors(...BODY_ERRORS)
-  async build(@CurrentAdmin() caller: AdminCaller): Promise<void> {
-    await this.builds.build(caller);
+  async build(
+    @CurrentAdmin() caller: AdminCaller,
+    @Headers('prefer') prefer?: string,
+  ): Promise<HttpReply | undefined> {
+    if (!prefersAsync(prefer)) {
+      await this.builds.build(caller);
+      return undefined;
+    }
+    const run = await this.builds.start(caller);
+    return new HttpReply(
+      202,
+      {
+        'Content-Type': 'application/json; charset=utf-8',
+        Location: `${this.prefix}/builds/${run.id}`,
+        'Preference-Applied': 'respond-async',
+      },
+      JSON.stringify(toBuildJson(run, [])),
+    );
+  }
+
+  /**
+   * One build of the history (`Location` of an asynchronous `POST P/build`): its status, its progress
+   * while it runs, how it ended. 404 for an id of no build of this project.
+   */
+  @Get('builds/:build')
+  @ApiJson('BuildRun', 'The build')
+  @ApiErrors(404)
+  async run(
+    @Param('build', new ParseUUIDPipe({ version: 'all' })) id: string,
+  ): Promise<Record<string, unknown>> {
+    const { run, notifications } = await this.builds.find(id);
+    return toBuildJson(run, notifications);
   }
 
   /**

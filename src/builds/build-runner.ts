@@ -4,7 +4,11 @@ import { Histogram } from 'prom-client';
 import type { BuildJob, BuildJobRunner } from '@/builds/build-job';
 import { JsonLogger } from '@/runtime/json-logger';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
-import type { BuildRunProgress, ModelBuildFigures } from '@/database/tables/build-runs.entity';
+import type {
+  BuildFault,
+  BuildRunProgress,
+  ModelBuildFigures,
+} from '@/database/tables/build-runs.entity';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import {
   BuildError,
@@ -12,6 +16,7 @@ import {
   type BuildProgress,
 } from '@/engine/materialize/materialize-environment';
 import type { Project } from '@/core/project/project';
+import { ProjectError } from '@/core/project-errors';
 import { loadProject } from '@/core/project/project-loader';
 import { throwIfProblems } from '@/engine/check/check-models';
 import { Engine } from '@/engine/engine';
@@ -87,8 +92,8 @@ export class BuildRunner implements BuildJobRunner {
         project: job.project,
         serves,
       });
-      await this.runs.markFailed(job.buildId, message).catch(() => undefined);
-      throw new BuildError(message);
+      await this.runs.markFailed(job.buildId, message, 'infrastructure').catch(() => undefined);
+      throw new BuildError(message, undefined, 'infrastructure');
     }
     // This process serves its new build before the store names it: it must not follow the store back
     // to the previous one meanwhile.
@@ -202,7 +207,12 @@ export class BuildRunner implements BuildJobRunner {
       const interrupted = error instanceof BuildInterruptedError;
       const message = interrupted ? interruptedBy(error.reason) : errorMessage(error);
       await tracker.settled();
-      await this.runs.markFailed(buildId, message, tracker.failedAt(failedModel(error)));
+      await this.runs.markFailed(
+        buildId,
+        message,
+        faultOf(error),
+        tracker.failedAt(failedModel(error)),
+      );
       this.announceFinished(buildId);
       this.durations.observe({ status: 'failed' }, (Date.now() - started) / 1000);
       if (interrupted) {
@@ -223,6 +233,18 @@ export function errorMessage(error: unknown): string {
       : error.message;
   }
   return String(error);
+}
+
+/**
+ * Whose fault a build's failure is, as its run records it: the project's when the project is invalid or
+ * its SQL failed (the engine's {@link BuildError} says which), nobody's when the process was stopping,
+ * the infrastructure's otherwise (the history or the build store in Postgres, the queue).
+ */
+export function faultOf(error: unknown): BuildFault {
+  if (error instanceof BuildInterruptedError) return 'interrupted';
+  if (error instanceof BuildError) return error.fault;
+  if (error instanceof ProjectError) return 'project';
+  return 'infrastructure';
 }
 
 function failedModel(error: unknown): string | null {
@@ -297,6 +319,8 @@ function reloadProject(served: Project): Project {
       `the project's name and major version (${project.name} v${project.majorVersion}) differ from the ` +
         `ones served (${served.name} v${served.majorVersion}), which name the API's paths: restart the ` +
         'service to serve them',
+      undefined,
+      'project',
     );
   }
   return project;

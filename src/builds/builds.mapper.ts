@@ -23,6 +23,7 @@ export function toBuildJson(
     duration_ms:
       run.startedAt && run.finishedAt ? run.finishedAt.getTime() - run.startedAt.getTime() : null,
     error: run.error,
+    fault: run.status === 'failed' ? (run.fault ?? null) : null,
     progress: progressJson(run),
     models: run.models.map((model) => ({
       model: model.model,

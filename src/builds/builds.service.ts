@@ -5,7 +5,7 @@ import { AuditService } from '@/audit/audit.service';
 import type { AdminCaller } from '@/core/caller';
 import { BuildQueue, Submission } from '@/builds/build-queue';
 import { BuildRunner, errorMessage, INTERRUPTED, wasInterrupted } from '@/builds/build-runner';
-import { DomainError, NotReadyError } from '@/core/errors';
+import { DomainError, type ErrorCode, NotFoundError, NotReadyError } from '@/core/errors';
 import { JsonLogger } from '@/runtime/json-logger';
 import type { BuildRun, BuildTrigger } from '@/database/tables/build-runs.entity';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
@@ -203,27 +203,19 @@ export class BuildsService implements OnApplicationBootstrap {
   }
 
   /**
-   * `POST P/build`: queues a build and waits for it. 400 while another is queued or running; 503
+   * `POST P/build`: queues a build and waits for it. 400 while another is queued or running; 400
+   * `invalid_project` when the project made it fail, 500 `build_failed` when something it needed did; 503
    * `build_interrupted` when the process stops meanwhile.
    */
   async build(caller: AdminCaller): Promise<void> {
-    const submission = await this.submit(caller.username, 'request');
-    if (!submission) {
-      throw new DomainError(
-        'build_in_progress',
-        'A build is already queued or running; try again when it finishes',
-      );
-    }
+    const submission = await this.requested(caller);
     try {
       await Promise.race([submission.done, this.stopped]);
     } catch (error) {
       const run = await this.runs.findById(submission.buildId);
       if (run?.status === 'succeeded') return;
       if (run?.status === 'failed') {
-        throw new DomainError(
-          wasInterrupted(run.error) ? 'build_interrupted' : 'build_failed',
-          run.error ?? 'The build failed',
-        );
+        throw new DomainError(failureCode(run), run.error ?? 'The build failed');
       }
       if (error === STOPPING) {
         // This process stops while another one builds (the queue is shared): the build goes on there.
@@ -242,6 +234,49 @@ export class BuildsService implements OnApplicationBootstrap {
         error: run?.error ?? null,
       });
     }
+  }
+
+  /**
+   * `POST P/build` with `Prefer: respond-async`: queues a build and answers at once with its run, as
+   * {@link find} will go on answering it. Audited when accepted (nobody waits for its end here; the
+   * history has it).
+   */
+  async start(caller: AdminCaller): Promise<BuildRun> {
+    const submission = await this.requested(caller);
+    // The runner records and logs how it ends; the build goes on if this process stops.
+    submission.done.catch(() => undefined);
+    const run = await this.runs.findById(submission.buildId);
+    await this.audit.recordBy(caller, 'build', submission.buildId, {
+      status: run?.status ?? 'unknown',
+      error: null,
+      respond: 'async',
+    });
+    if (!run) throw new Error(`build ${submission.buildId} was queued without its run`);
+    return run;
+  }
+
+  /** A build asked for through the API: queued, or 400 `build_in_progress`. */
+  private async requested(caller: AdminCaller): Promise<{ buildId: string; done: Promise<void> }> {
+    const submission = await this.submit(caller.username, 'request');
+    if (!submission) {
+      throw new DomainError(
+        'build_in_progress',
+        'A build is already queued or running; try again when it finishes',
+      );
+    }
+    return submission;
+  }
+
+  /** One build of the history, `GET P/builds/{id}`: 404 for an id of no build of this project. */
+  async find(id: string): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }> {
+    await this.markInterrupted();
+    const run = await this.runs.findById(id);
+    // Runs from before runs named their project belong to whichever project reads them, as in history().
+    if (!run || (run.project !== null && run.project !== this.identity)) {
+      throw new NotFoundError(`No build ${id} of this project`);
+    }
+    const deliveries = await this.deliveries.forBuilds([run.id]);
+    return { run, notifications: deliveries.get(run.id) ?? [] };
   }
 
   /**
@@ -357,4 +392,14 @@ export class BuildsService implements OnApplicationBootstrap {
       this.logger.emit('warn', 'interrupted builds marked failed', { builds: affected, removed });
     }
   }
+}
+
+/**
+ * What a failed run answers a waiting `POST P/build`: interrupted (the process stopped), the project's
+ * fault (400 `invalid_project`: fix the project, then build again), or the infrastructure's (500
+ * `build_failed`). A run from before faults were recorded says only whether it was interrupted.
+ */
+function failureCode(run: BuildRun): ErrorCode {
+  if (run.fault === 'interrupted' || wasInterrupted(run.error)) return 'build_interrupted';
+  return run.fault === 'project' ? 'invalid_project' : 'build_failed';
 }

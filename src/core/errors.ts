@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'unknown_parameter'
   | 'build_in_progress'
   | 'build_failed'
+  | 'invalid_project'
   | 'build_interrupted'
   | 'invalid_sql'
   | 'query_timeout'
@@ -48,6 +49,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   unknown_parameter: 400,
   build_in_progress: 400,
   build_failed: 500,
+  invalid_project: 400,
   build_interrupted: 503,
   invalid_sql: 400,
   query_timeout: 400,

@@ -14,6 +14,7 @@ import { EnvironmentStore1764000100000 } from '@/database/migrations/17640001000
 import { BuildsProject1764100000000 } from '@/database/migrations/1764100000000-builds-project';
 import { BuildTriggerAndWebhooks1764200000000 } from '@/database/migrations/1764200000000-build-trigger-and-webhooks';
 import { OAuthRecords1764300000000 } from '@/database/migrations/1764300000000-oauth-records';
+import { BuildFault1764400000000 } from '@/database/migrations/1764400000000-build-fault';
 
 /** Every entity and every migration, in order. A test fails when the two disagree. */
 export const ENTITIES = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   BuildsProject1764100000000,
   BuildTriggerAndWebhooks1764200000000,
   OAuthRecords1764300000000,
+  BuildFault1764400000000,
 ];

@@ -26,7 +26,7 @@ export class ScrubbedErrors {
     if (error instanceof ModelFailedError) {
       scrubbed = new ModelFailedError(error.model, this.paths.scrub(error.engineMessage));
     } else if (error instanceof BuildError) {
-      scrubbed = new BuildError(this.paths.scrub(error.message), error.model);
+      scrubbed = new BuildError(this.paths.scrub(error.message), error.model, error.fault);
     } else if (error instanceof DomainError) {
       scrubbed = new DomainError(
         error.code,

@@ -25,6 +25,16 @@ export const ADMIN_SCHEMAS: Schemas = {
       finished_at: TIME,
       duration_ms: { type: 'integer', nullable: true },
       error: TEXT,
+      fault: {
+        type: 'string',
+        nullable: true,
+        enum: ['project', 'infrastructure', 'interrupted', null],
+        description:
+          "A failed build's: the project's (its SQL or files; a waiting POST P/build answered 400 " +
+          "`invalid_project`), the infrastructure's (a source, a database or a disk it needed; 500 " +
+          '`build_failed`) or `interrupted` (the server stopped; 503 `build_interrupted`). Null otherwise, ' +
+          'and for builds from before.',
+      },
       progress: {
         type: 'object',
         nullable: true,

@@ -23,6 +23,16 @@ describe('administration', () => {
       spy: () => t.spyOn('builds/builds.service', 'BuildsService', 'history'),
     },
     {
+      name: 'GET builds/{id}',
+      request: () => t.http().get(`${P}/builds/1b4e28ba-2fa1-41d2-883f-0016d3cca427`),
+      spy: () => t.spyOn('builds/builds.service', 'BuildsService', 'find'),
+    },
+    {
+      name: 'POST build, Prefer: respond-async',
+      request: () => t.http().post(`${P}/build`).set('Prefer', 'respond-async'),
+      spy: () => t.spyOn('builds/builds.service', 'BuildsService', 'start'),
+    },
+    {
       name: 'GET query-models',
       request: () => t.http().get(`${P}/query-models`).query({ x_sql_query: 'SELECT 1 AS one' }),
       spy: () => t.spyOn('admin/query-models.service', 'QueryModelsService', 'query'),

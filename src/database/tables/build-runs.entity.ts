@@ -8,6 +8,13 @@ export type BuildStatus = 'queued' | 'running' | 'succeeded' | 'failed';
  */
 export type BuildTrigger = 'request' | 'schedule' | 'start' | 'operator';
 
+/**
+ * Whose fault a failed build is: the project's (its SQL, its files: fixing the project fixes it, and
+ * `POST P/build` answers 400 `invalid_project`), the infrastructure's (a database, a source or a disk the
+ * build needed: 500 `build_failed`), or nobody's, the process having stopped (503 `build_interrupted`).
+ */
+export type BuildFault = 'project' | 'infrastructure' | 'interrupted';
+
 /** Per-model figures of one build. */
 export interface ModelBuildFigures {
   model: string;
@@ -66,6 +73,10 @@ export class BuildRun {
   /** What started it; null for builds older than the column. */
   @Column({ type: 'varchar', length: 16, nullable: true })
   trigger!: BuildTrigger | null;
+
+  /** Whose fault it was, once it failed; null otherwise (and for builds older than the column). */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  fault!: BuildFault | null;
 
   /** The environment file the build produced, once it succeeded. */
   @Column({ name: 'environment_file', type: 'varchar', length: 255, nullable: true })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, FindOptionsWhere, In, IsNull, LessThan, Not, Repository } from 'typeorm';
 import {
+  BuildFault,
   BuildRun,
   BuildRunProgress,
   BuildTrigger,
@@ -93,37 +94,49 @@ export class BuildRunsRepository {
     await this.runs.update({ id, status: 'running' }, { models, progress });
   }
 
-  /** A failed build keeps the models it finished and where it stopped, when it got that far. */
+  /**
+   * A failed build, whose `fault` it was, and the models it finished and where it stopped, when it got
+   * that far.
+   */
   async markFailed(
     id: string,
     error: string,
+    fault: BuildFault,
     done?: { models: ModelBuildFigures[]; progress: BuildRunProgress },
   ): Promise<void> {
-    await this.runs.update({ id }, { status: 'failed', finishedAt: new Date(), error, ...done });
+    await this.runs.update(
+      { id },
+      { status: 'failed', finishedAt: new Date(), error, fault, ...done },
+    );
   }
 
-  /** Fails every queued or running run but `id` with `error`; the number of runs it failed. */
+  /**
+   * Fails every queued or running run but `id` with `error`, as interrupted (a crash cut them off); the
+   * number of runs it failed.
+   */
   async failUnfinishedExcept(id: string, error: string, project?: string): Promise<number> {
     const result = await this.runs.update(
       ofProject({ status: In(['queued', 'running']), id: Not(id) }, project),
-      { status: 'failed', finishedAt: new Date(), error },
+      { status: 'failed', finishedAt: new Date(), error, fault: 'interrupted' },
     );
     return result.affected ?? 0;
   }
 
   /**
-   * Fails with `error` every running run and every run queued before `queuedBefore`; the number of runs it
-   * failed.
+   * Fails with `error`, as interrupted, every running run and every run queued before `queuedBefore`; the
+   * number of runs it failed.
    */
   async failStale(queuedBefore: Date, error: string, project?: string): Promise<number> {
-    const running = await this.runs.update(ofProject({ status: 'running' }, project), {
+    const failed = {
       status: 'failed',
       finishedAt: new Date(),
       error,
-    });
+      fault: 'interrupted',
+    } as const;
+    const running = await this.runs.update(ofProject({ status: 'running' }, project), failed);
     const queued = await this.runs.update(
       ofProject({ status: 'queued', queuedAt: LessThan(queuedBefore) }, project),
-      { status: 'failed', finishedAt: new Date(), error },
+      failed,
     );
     return (running.affected ?? 0) + (queued.affected ?? 0);
   }

@@ -90,7 +90,9 @@ describe('environments', () => {
     const other = new Engine(broken, { dataDir });
     await other.open();
     await expect(other.build('b2')).rejects.toMatchObject({
-      code: 'build_failed',
+      // The project's SQL, not the server: a 400 for a waiting POST P/build.
+      code: 'invalid_project',
+      fault: 'project',
       model: 'doubled',
       // The file, and the line and column in it (the engine counts from the CREATE line above the SQL).
       message: expect.stringMatching(

@@ -8,6 +8,7 @@ import type { Env, ExternalConnections } from '@/engine/connections/connection-r
 import { Environment, removeDatabaseFiles } from '@/engine/environment/environment';
 import type { EnvironmentManager } from '@/engine/environment/environment-manager';
 import type { Project } from '@/core/project/project';
+import { isDiskFull, isUnavailable } from '@/runtime/outages';
 
 export interface BuildProgress {
   model: string;
@@ -50,14 +51,35 @@ export interface BuildHooks {
   signal?: AbortSignal;
 }
 
-/** A build failed; `model` names the model whose step failed, when one did. */
+/**
+ * Whose fault a failed build is: the project's (its SQL or its files, which an administrator fixes) or the
+ * infrastructure's (a database, a source or a disk that the build needed, which waiting or an operator
+ * fixes).
+ */
+export type BuildErrorFault = 'project' | 'infrastructure';
+
+/**
+ * A build failed; `model` names the model whose step failed, when one did. The project's fault is a 400
+ * `invalid_project` (nothing the server can do makes that build succeed), the infrastructure's a 500
+ * `build_failed`.
+ */
 export class BuildError extends DomainError {
   constructor(
     message: string,
-    readonly model?: string,
+    readonly model: string | undefined,
+    readonly fault: BuildErrorFault,
   ) {
-    super('build_failed', message);
+    super(fault === 'project' ? 'invalid_project' : 'build_failed', message);
   }
+}
+
+/**
+ * Whose fault an error of a step that runs the project's SQL is: a neighbour that does not answer (an
+ * external source, Postgres) or a full disk is the infrastructure's, anything else (the engine refused or
+ * failed the SQL, the data it met, the memory the engine may use) the project's.
+ */
+function faultOfStep(error: unknown): BuildErrorFault {
+  return isUnavailable(error) || isDiskFull(error) ? 'infrastructure' : 'project';
 }
 
 /**
@@ -123,6 +145,7 @@ async function writeFile(
         throw new BuildError(
           `${model.kind} model "${model.name}"${where} failed: ${reason}`,
           model.name,
+          faultOfStep(error),
         );
       }
       const durationMs = Math.round(performance.now() - started);
@@ -162,7 +185,11 @@ export async function materializeEnvironment(
   // What builds cut off before (a killed process) left behind; never what a live one is writing.
   manager.removeLeftovers();
   if (existsSync(file))
-    throw new BuildError(`an environment file for build ${buildId} already exists`);
+    throw new BuildError(
+      `an environment file for build ${buildId} already exists`,
+      undefined,
+      'infrastructure',
+    );
   const onProgress = (progress: BuildProgress): void => {
     try {
       hooks.onProgress?.(progress);
@@ -193,6 +220,8 @@ export async function materializeEnvironment(
           error instanceof ProjectError
             ? error.message
             : `preparing the new environment failed: ${messageOf(error)}`,
+          undefined,
+          error instanceof ProjectError ? 'project' : faultOfStep(error),
         );
         failure.cause = error;
         throw signal?.aborted ? interruption(signal) : failure;
@@ -208,6 +237,7 @@ export async function materializeEnvironment(
     removeDatabaseFiles(file);
     throw error instanceof BuildError || error instanceof BuildInterruptedError
       ? error
-      : new BuildError(`the build failed: ${messageOf(error)}`);
+      : // Opening the new file, its checkpoint: nothing of the project's SQL runs there.
+        new BuildError(`the build failed: ${messageOf(error)}`, undefined, 'infrastructure');
   }
 }
