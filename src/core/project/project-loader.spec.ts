@@ -101,6 +101,13 @@ describe('loadProject', () => {
     ).toEqual([
       'project.yml|build.timezone|must be a time zone such as UTC or Europe/Paris, got "Mars/Base"',
     ]);
+    // Both at once: the pattern is not left unchecked until the zone is fixed.
+    expect(
+      problemsOf(projectWith(`${base}build:\n  schedule: "0 25 * * *"\n  timezone: Mars/Base\n`)),
+    ).toEqual([
+      'project.yml|build.timezone|must be a time zone such as UTC or Europe/Paris, got "Mars/Base"',
+      expect.stringMatching(/^project\.yml\|build\.schedule\|is not a cron pattern: .*25/),
+    ]);
     expect(problemsOf(projectWith(`${base}build:\n  schedule: 5\n  every: 1\n`))).toEqual([
       'project.yml|build.every|is not a known key',
       'project.yml|build.schedule|must be a cron pattern in quotes, e.g. "0 6 * * *"',
