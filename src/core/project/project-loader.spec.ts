@@ -180,7 +180,7 @@ describe('loadProject', () => {
       'models/d.yml|columns[0].type|must be one of string, integer, number, decimal, boolean, date, datetime, time (or decimal(p,s))',
       'models/d.yml|columns[0].category|must be one of dimension, measure, misc',
       "models/no_meta.sql||needs a no_meta.yml beside it that says at least the model's kind",
-      'models/reader.yml|descripton|is not a known key',
+      'models/reader.yml|descripton|is not a known key; did you mean "description"?',
       "models/uses_param.sql|line 1|ref() takes the model's name in quotes: ref('name')",
       'models/view.yml|connection|must name one of the connections of project.yml',
       'models/d.sql|line 1|ref(\'reader\'): "reader" is a runtime model; build models read only seeds, sources and build models',
