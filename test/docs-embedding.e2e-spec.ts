@@ -29,6 +29,12 @@ describe('docs/embedding.md', () => {
       'CORS_ORIGINS=http://127.0.0.1:8080 npm start',
       'node examples/embedding/host.js',
     ]);
+    // The host's lines that size the frame are the example's, which the browser runs below.
+    const resizing = markdownBlocks(PAGE).filter((block) => block.lang === 'js');
+    expect(resizing).toHaveLength(1);
+    expect(readFileSync(join(REPO_ROOT, 'examples', 'embedding', 'host.js'), 'utf8')).toContain(
+      resizing[0].lines.join('\n'),
+    );
     const dir = tempDir('drey-embedding-doc-');
     const clone = linkedClone(dir.path);
     const [drey, host] = [await freePort(), await freePort()];
@@ -83,6 +89,25 @@ describe('docs/embedding.md', () => {
       ).json()) as { data: { month: string; total_amount: number }[] };
       expect(cells).toEqual(direct.data.map((row) => [row.month, String(row.total_amount)]));
       expect(cells.length).toBeGreaterThan(0);
+
+      // The PNG dashboard is shown as an image of another origin (a blocked one completes with no size).
+      await page.waitForFunction("document.getElementById('overview').complete", undefined, {
+        timeout: 30000,
+      });
+      expect(await page.evaluate("document.getElementById('overview').naturalWidth")).toBe(1200);
+      // The frame is as tall as the report it shows: the report tells its height, the page's lines take it.
+      const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
+      if (!frame) throw new Error('the report is not in a frame');
+      await frame.waitForFunction('window.__dreyReady === true');
+      const content = await frame.evaluate<number>(
+        'Math.ceil(document.documentElement.getBoundingClientRect().height)',
+      );
+      expect(content).toBeGreaterThan(640);
+      await page.waitForFunction(
+        `document.getElementById('report').getBoundingClientRect().height === ${content}`,
+        undefined,
+        { timeout: 10000 },
+      );
     } finally {
       await browser?.close();
       await run.stop();

@@ -279,6 +279,113 @@ describe('embedding: tokens that open one item with locked parameters', () => {
     }
   });
 
+  it('answers its dashboards with one frame policy, loadable elsewhere by a token’s holder and nobody else', async () => {
+    const framers = `frame-ancestors http://127.0.0.1:${host.port}`;
+    const report = await hostToken({ resource: { dashboard: 'expenses_report' } });
+    const image = await hostToken({ resource: { dashboard: 'expenses_dashboard' } });
+    const headersOf = (reply: { headers: Headers }) => ({
+      corp: reply.headers.get('cross-origin-resource-policy'),
+      xfo: reply.headers.get('x-frame-options'),
+      framers: reply.headers.get('content-security-policy')?.includes(framers),
+    });
+    const embeddable = { corp: 'cross-origin', xfo: null, framers: true };
+    const html = await api.get(`${P}/dashboards/expenses_report/results?x_embed_token=${report}`);
+    expect([html.status, headersOf(html)]).toEqual([200, embeddable]);
+    const png = await api.get(`${P}/dashboards/expenses_dashboard/results?x_embed_token=${image}`);
+    expect([png.status, png.headers.get('content-type'), headersOf(png)]).toEqual([
+      200,
+      'image/png',
+      embeddable,
+    ]);
+    // A 304 says the same: a browser refreshes the headers of the copy it keeps with the 304's.
+    const again = await api.get(
+      `${P}/dashboards/expenses_dashboard/results?x_embed_token=${image}`,
+      undefined,
+      { 'If-None-Match': png.headers.get('etag') ?? '' },
+    );
+    expect([again.status, headersOf(again)]).toEqual([304, embeddable]);
+    expect(
+      headersOf(await api.get(`${P}/dashboards/expenses_report/results?x_embed_token=${report}`)),
+    ).toEqual(embeddable);
+    // Legacy layout alike.
+    expect(
+      headersOf(await api.get(`${L}/dashboard/expenses-report?x_embed_token=${report}`)),
+    ).toEqual(embeddable);
+    // A public page opened by nobody carries no credential either.
+    expect(headersOf(await api.get(`${P}/dashboards/expenses_report/results`))).toEqual(embeddable);
+    // A signed-in user's page stays Drey's own to load (a same-site image would carry their cookie).
+    expect(headersOf(await api.get(`${P}/dashboards/expenses_dashboard/results`, admin))).toEqual({
+      ...embeddable,
+      corp: 'same-origin',
+    });
+    // What is not a dashboard keeps the defaults, token or not.
+    const data = await hostToken({ resource: { dataset: 'expenses_by_month' } });
+    expect(
+      headersOf(await api.get(`${P}/datasets/expenses_by_month/results?x_embed_token=${data}`)),
+    ).toEqual({ corp: 'same-origin', xfo: 'DENY', framers: false });
+  });
+
+  it('from another site, shows a PNG dashboard as an <img> and a framed one at its content’s height (Chromium)', async () => {
+    // Drey by another name than the host's page: another site, not only another origin.
+    const drey = t.url.replace('127.0.0.1', 'localhost');
+    const report = await hostToken({ resource: { dashboard: 'expenses_report' } });
+    const image = await hostToken({ resource: { dashboard: 'expenses_dashboard' } });
+    host.set(`<!doctype html><title>host</title><style>body { margin: 0 }</style>
+<iframe id="report" style="width: 100%; height: 150px; border: 0; display: block"
+  src="${drey}${P}/dashboards/expenses_report/results?x_embed_token=${report}"></iframe>
+<img id="png" alt="dashboard" src="${drey}${P}/dashboards/expenses_dashboard/results?x_embed_token=${image}">
+<script>
+window.addEventListener('message', function (event) {
+  var frame = document.getElementById('report');
+  if (event.origin !== ${JSON.stringify(drey)} || event.source !== frame.contentWindow) return;
+  if (event.data && event.data.type === 'drey:resize') frame.style.height = event.data.height + 'px';
+});
+</script>`);
+    const browser: Browser = await launchBrowser();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
+      const refused: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') refused.push(message.text());
+      });
+      await page.goto(`http://127.0.0.1:${host.port}/`);
+      // The image is drawn (a blocked one completes with no size).
+      await page.waitForFunction("document.getElementById('png').complete", undefined, {
+        timeout: 30000,
+      });
+      expect(
+        await page.evaluate(
+          "[document.getElementById('png').naturalWidth, document.getElementById('png').naturalHeight]",
+        ),
+      ).toEqual([1200, expect.any(Number)]);
+      const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
+      if (!frame) throw new Error('no frame');
+      await frame.waitForFunction('window.__dreyReady === true');
+      const sized = async () => {
+        const content = await frame.evaluate<number>(
+          'Math.ceil(document.documentElement.getBoundingClientRect().height)',
+        );
+        await page.waitForFunction(
+          `document.getElementById('report').getBoundingClientRect().height === ${content}`,
+          undefined,
+          { timeout: 10000 },
+        );
+        return content;
+      };
+      const wide = await sized();
+      expect(wide).toBeGreaterThan(600);
+      // A narrower window stacks the panels: the content grows, and the frame follows it.
+      await page.setViewportSize({ width: 600, height: 700 });
+      await frame.waitForFunction(
+        `Math.ceil(document.documentElement.getBoundingClientRect().height) > ${wide + 200}`,
+      );
+      expect(await sized()).toBeGreaterThan(wide + 200);
+      expect(refused).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('`drey embed-token` issues the same token from the command line, audited', async () => {
     const env = {
       DATABASE_URL: t.env.DATABASE_URL,

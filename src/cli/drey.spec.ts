@@ -241,7 +241,17 @@ describe('drey CLI', () => {
         '--format must be table, csv or json, not "xml"',
         /run <dataset>/,
       ],
-      [['run', 'x', '--limit', 'many'], '--limit needs a whole number', /run <dataset>/],
+      [
+        ['run', 'x', '--limit', 'many'],
+        '--limit needs a whole number from 0 up, not "many"',
+        /run <dataset>/,
+      ],
+      // Not Node's "argument is ambiguous": a negative number is the option's value, judged as such.
+      [
+        ['run', 'x', '--limit', '-1'],
+        '--limit needs a whole number from 0 up, not "-1"',
+        /run <dataset>/,
+      ],
       [
         ['run', 'x', '--format', 'csv', '--csv-formulas', 'off'],
         '--csv-formulas must be escaped or raw, not "off"',

@@ -2,6 +2,7 @@ import { Header, applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import { HttpReply } from '@/http/reply/http-reply';
 import type { DashboardReply } from '@/dashboards/dashboards.service';
+import { FRAMED_WITHOUT, LOADABLE_ANYWHERE } from '@/http/security-headers';
 import { CONTENT_SECURITY_POLICY_HEADER, framedPolicy } from '@/dashboards/template/page-layout';
 
 /**
@@ -10,13 +11,19 @@ import { CONTENT_SECURITY_POLICY_HEADER, framedPolicy } from '@/dashboards/templ
  */
 export function toDashboardHttp(reply: DashboardReply): HttpReply {
   const headers: Record<string, string> = {};
+  let without: readonly string[] = [];
   if (reply.etag) headers.ETag = reply.etag;
-  if (reply.kind === 'not-modified') return new HttpReply(304, headers, null);
+  // Who may frame the page, and load it elsewhere: a 304 says it too, as a browser refreshes the headers of
+  // the copy it keeps with those of the 304 (a same-origin CORP there would block the next <img>).
+  if (reply.framedBy.length > 0) {
+    headers['Content-Security-Policy'] = framedPolicy(reply.framedBy);
+    without = FRAMED_WITHOUT;
+  }
+  if (reply.crossOrigin) headers['Cross-Origin-Resource-Policy'] = LOADABLE_ANYWHERE;
+  if (reply.kind === 'not-modified') return new HttpReply(304, headers, null, without);
   headers['Content-Type'] = reply.contentType;
-  // Who may frame the page: the origins configured for embedding, and only them.
-  if (reply.framedBy.length > 0) headers['Content-Security-Policy'] = framedPolicy(reply.framedBy);
   headers['Content-Disposition'] = `inline; filename="${reply.name}.${reply.format}"`;
-  return new HttpReply(200, headers, reply.body);
+  return new HttpReply(200, headers, reply.body, without);
 }
 
 /**

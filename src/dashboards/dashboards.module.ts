@@ -26,8 +26,9 @@ import { ServedProject } from '@/core/project/served-project';
     // Compiled at start-up: a template that does not compile stops the service with the file and line.
     {
       provide: DashboardPages,
-      inject: [ServedProject],
-      useFactory: (served: ServedProject) => new DashboardPages(served.current),
+      inject: [ServedProject, APP_CONFIG],
+      useFactory: (served: ServedProject, config: AppConfig) =>
+        new DashboardPages(served.current, config.embedding.frameOrigins),
     },
     {
       provide: BrowserPool,

@@ -41,21 +41,34 @@ import { findItem } from '@/core/project/items';
 import type { DashboardFormat, DashboardSpec, Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 
+/** Who else may show a dashboard's page: the same for its body and for a 304, which refreshes a kept copy. */
+export interface DashboardEmbedding {
+  /** Origins that may frame the page (EMBED_FRAME_ORIGINS); none when empty. */
+  framedBy: readonly string[];
+  /**
+   * Whether a page of another origin may load it as it is (an `<img>` of a PNG): embedding is configured
+   * and the page was opened by an embedding token or by nobody. A signed-in user's page stays loadable by
+   * Drey's own origin alone: a browser sends their session cookie with a same-site image, and another page
+   * must not pull what that cookie opens into its process.
+   */
+  crossOrigin: boolean;
+}
+
 /** What a dashboard request is answered with, before HTTP. */
-export type DashboardReply =
-  | {
-      kind: 'body';
-      name: string;
-      format: DashboardFormat;
-      contentType: string;
-      body: Buffer;
-      /** Absent for a page that is not cached (its datasets may change between runs). */
-      etag?: string;
-      /** Origins that may frame the page (EMBED_FRAME_ORIGINS); none when empty. */
-      framedBy: readonly string[];
-    }
-  /** The client's copy (`If-None-Match`) is current. */
-  | { kind: 'not-modified'; etag: string };
+export type DashboardReply = DashboardEmbedding &
+  (
+    | {
+        kind: 'body';
+        name: string;
+        format: DashboardFormat;
+        contentType: string;
+        body: Buffer;
+        /** Absent for a page that is not cached (its datasets may change between runs). */
+        etag?: string;
+      }
+    /** The client's copy (`If-None-Match`) is current. */
+    | { kind: 'not-modified'; etag: string }
+  );
 
 /** What a dashboard's page depends on, found before it is rendered. */
 interface PageKey {
@@ -95,7 +108,7 @@ export class DashboardsService {
   private get pages(): DashboardPages {
     let pages = this.compiled.get(this.served.current);
     if (!pages) {
-      pages = new DashboardPages(this.served.current);
+      pages = new DashboardPages(this.served.current, this.frameOrigins);
       this.compiled.set(this.served.current, pages);
     }
     return pages;
@@ -151,7 +164,10 @@ export class DashboardsService {
         cacheable,
       );
       const etag = cacheable ? page.etag : undefined;
-      if (etag && etagMatches(ifNoneMatch, etag)) return { kind: 'not-modified', etag };
+      const embedding = this.embedding(caller);
+      if (etag && etagMatches(ifNoneMatch, etag)) {
+        return { kind: 'not-modified', etag, ...embedding };
+      }
       return {
         kind: 'body',
         name: dashboard.name,
@@ -159,11 +175,18 @@ export class DashboardsService {
         contentType: page.contentType,
         body: page.body,
         etag,
-        framedBy: this.frameOrigins,
+        ...embedding,
       };
     } finally {
       lease.release();
     }
+  }
+
+  private embedding(caller: Caller): DashboardEmbedding {
+    const framedBy = this.frameOrigins;
+    const crossOrigin =
+      framedBy.length > 0 && (caller.embed !== undefined || caller.username === null);
+    return { framedBy, crossOrigin };
   }
 
   /**

@@ -83,6 +83,20 @@ export function securityHeaders() {
   };
 }
 
+/**
+ * A response that the hosts of EMBED_FRAME_ORIGINS may frame says so with `frame-ancestors` alone: it goes
+ * without the `X-Frame-Options: DENY` of every other response, which cannot name origins and would tell
+ * a browser that reads it the opposite (one policy per response, the CSP's).
+ */
+export const FRAMED_WITHOUT: readonly string[] = ['X-Frame-Options'];
+
+/**
+ * The `Cross-Origin-Resource-Policy` of a response that another site's page may load as it is (an `<img>` of
+ * a PNG dashboard). CORP cannot name origins (`same-origin`, `same-site` or `cross-origin` only), so an
+ * embeddable response is `cross-origin`; every other response keeps helmet's `same-origin`.
+ */
+export const LOADABLE_ANYWHERE = 'cross-origin';
+
 /** A policy as helmet writes it (and checks it: directive names, quoted keywords), for a page's `<meta>`. */
 export function policyText(directives: PolicyDirectives): string {
   const [header] = headersOf(helmet.contentSecurityPolicy({ useDefaults: false, directives }));

@@ -52,6 +52,18 @@ function exampleWith(files: Record<string, string>): { dir: string; remove(): vo
 describe('the example dashboards', () => {
   const project = loadProject(EXAMPLE);
 
+  it('tells a framing host its height only where embedding is configured, addressed to its origins', async () => {
+    const alone = (await page(project, 'expenses_report')).html;
+    expect(alone).not.toContain('drey:resize');
+    const hosts = ['https://app.example.com', 'http://127.0.0.1:8080'];
+    const framed = (await page(project, 'expenses_report', new DashboardPages(project, hosts)))
+      .html;
+    expect(framed).toContain('drey:resize');
+    expect(framed).toContain(`var origins = ${JSON.stringify(hosts)};`);
+    // Never to any page that frames it.
+    expect(framed).not.toMatch(/postMessage\([^)]*'\*'/);
+  });
+
   it('report: a self-contained page with the title, selections, monthly figures, chart and table', async () => {
     const { html, calls } = await page(project, 'expenses_report');
     expect(calls).toHaveLength(1);

@@ -56,13 +56,17 @@ function literalReads(source: string): string[] | undefined {
 
 /** The project's dashboard templates, compiled once when the service starts. */
 export class DashboardPages {
-  private readonly environment: Environment = createPageEnvironment();
+  private readonly environment: Environment;
   private readonly templates = new Map<string, Template>();
   /** Per dashboard, the datasets its template can read; absent when a call names one by an expression. */
   private readonly reads = new Map<string, readonly string[]>();
 
-  /** Throws a ProjectError listing every template that does not compile or names no dataset. */
-  constructor(project: Project) {
+  /**
+   * Throws a ProjectError listing every template that does not compile or names no dataset. `frameOrigins`
+   * (EMBED_FRAME_ORIGINS) are the hosts a framed page tells its height.
+   */
+  constructor(project: Project, frameOrigins: readonly string[] = []) {
+    this.environment = createPageEnvironment(frameOrigins);
     // Read now, so that a missing Chart.js stops the service rather than the first dashboard.
     chartJsSource();
     const problems = new Problems();

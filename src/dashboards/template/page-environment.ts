@@ -9,6 +9,7 @@ import {
   LAYOUT_NAME,
   REPORT_REFUSALS,
   chartJsSource,
+  resizeScript,
 } from '@/dashboards/template/page-layout';
 import { PAGE_CSS } from '@/dashboards/template/page-style';
 import { statHtml } from '@/dashboards/template/stat-helper';
@@ -49,7 +50,7 @@ function formatFilter(format: ValueFormat) {
  * or the project reaches the page as text, so a description holding `<script>` shows as text. The helpers
  * return HTML they escaped themselves.
  */
-export function createPageEnvironment(): Environment {
+export function createPageEnvironment(frameOrigins: readonly string[] = []): Environment {
   const environment = new Environment([new BuiltInLoader()], {
     autoescape: true,
     throwOnUndefined: false,
@@ -64,6 +65,8 @@ export function createPageEnvironment(): Environment {
     boot: safe(BOOT_SCRIPT),
     reportRefusals: safe(REPORT_REFUSALS),
     policy: CONTENT_SECURITY_POLICY,
+    // Absent without hosts to tell: the layout then writes no script for it.
+    resize: frameOrigins.length > 0 ? safe(resizeScript(frameOrigins)) : undefined,
     get chartjs() {
       return safe(chartJsSource());
     },

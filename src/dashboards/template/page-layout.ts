@@ -85,6 +85,34 @@ export const BOOT_SCRIPT = `(function () {
   }
 })();`;
 
+/**
+ * Tells the page that frames this one its height, whenever it changes (the charts drawn, the window resized,
+ * the print preview closed), so that a host can size its `<iframe>` to the content: docs/embedding.md shows
+ * the host's few lines. Only a host of EMBED_FRAME_ORIGINS hears it: each message names the origin it is for
+ * and the browser drops it when the parent's is another. Where the browser tells who frames the page
+ * (`location.ancestorOrigins`, Chromium and Safari), it posts to that origin alone, else to each configured
+ * one. The height is the root element's, which is the content's however tall the frame is.
+ */
+export function resizeScript(origins: readonly string[]): string {
+  return `(function () {
+  'use strict';
+  if (window.parent === window || !window.ResizeObserver) return;
+  var origins = ${JSON.stringify(origins)};
+  var framer = location.ancestorOrigins && location.ancestorOrigins[0];
+  if (framer) origins = origins.filter(function (origin) { return origin === framer; });
+  var told = -1;
+  var tell = function () {
+    var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height === told) return;
+    told = height;
+    for (var i = 0; i < origins.length; i++) {
+      window.parent.postMessage({ type: 'drey:resize', height: height }, origins[i]);
+    }
+  };
+  new ResizeObserver(tell).observe(document.documentElement);
+})();`;
+}
+
 /** Blocks project templates fill: `content` (the panels), and optionally `head`, `header`, `footer`. */
 export const LAYOUT = `<!doctype html>
 <html lang="en">
@@ -120,7 +148,8 @@ export const LAYOUT = `<!doctype html>
 </main>
 <script>{{ drey.chartjs }}</script>
 <script>{{ drey.boot }}</script>
-</body>
+{% if drey.resize %}<script>{{ drey.resize }}</script>
+{% endif %}</body>
 </html>
 `;
 

@@ -47,6 +47,17 @@ async function exchange(serve: (response: ServerResponse) => Promise<void> | und
 }
 
 describe('sendReply', () => {
+  it('sends a reply without the headers it goes without, set before it on every response', async () => {
+    const got = await exchange((response) => {
+      response.setHeader('X-Frame-Options', 'DENY');
+      response.setHeader('X-Content-Type-Options', 'nosniff');
+      return sendReply(new HttpReply(200, {}, 'framed', ['X-Frame-Options']), response);
+    });
+    expect(got.headers?.['x-frame-options']).toBeUndefined();
+    expect(got.headers?.['x-content-type-options']).toBe('nosniff');
+    expect(got.body).toBe('framed');
+  });
+
   it('writes a body in hand at once, with its length, and no promise', async () => {
     let returned: unknown = 'unset';
     const got = await exchange((response) => {

@@ -47,6 +47,8 @@ export class HttpReply {
     readonly status: number,
     readonly headers: Readonly<Record<string, string>>,
     readonly body: string | Buffer | KeptBody | ReplyStream | null,
+    /** Headers set on every response (the security headers) that this one goes without. */
+    readonly without: readonly string[] = [],
   ) {}
 }
 
@@ -171,6 +173,7 @@ function makeOnce(body: KeptBody, coding: Coding): Promise<Buffer> {
 
 function writeHead(reply: HttpReply, response: ServerResponse): void {
   response.statusCode = reply.status;
+  for (const name of reply.without) response.removeHeader(name);
   for (const name in reply.headers) response.setHeader(name, reply.headers[name]);
 }
 
