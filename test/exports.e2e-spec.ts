@@ -166,14 +166,31 @@ describe('exports at engine speed (issue 27): CSV, NDJSON, Parquet, Arrow and Ex
     expect(exportDirs()).toEqual([]);
   });
 
-  it('keeps the selections bound, applies x_select in its order, and ignores x_limit and x_offset', async () => {
+  it('keeps the selections bound, applies x_select in its order, and x_limit and x_offset as a JSON page does', async () => {
+    const whole = await get(
+      `${MONTHLY_RESULTS}?x_format=parquet&x_select=total_amount&x_select=month`,
+    );
+    expect(whole.status).toBe(200);
+    const all = await parquetRows(await bytesOf(whole));
+    expect(all.map((row) => [row.month, Number(row.total_amount)])).toEqual(MONTHLY);
+    expect(Object.keys(all[0])).toEqual(['total_amount', 'month']);
+    // The rows of the JSON page of the same request, in every format (issue 40: they were every row).
+    const page = await get(`${MONTHLY_RESULTS}?x_select=month&x_limit=2&x_offset=3`);
+    const pageRows = ((await page.json()) as { data: { month: string }[] }).data;
+    expect(pageRows.map((row) => row.month)).toEqual(MONTHLY.slice(3, 5).map(([month]) => month));
     const monthly = await get(
       `${MONTHLY_RESULTS}?x_format=parquet&x_select=total_amount&x_select=month&x_limit=2&x_offset=3`,
     );
     expect(monthly.status).toBe(200);
     const rows = await parquetRows(await bytesOf(monthly));
-    expect(rows.map((row) => [row.month, Number(row.total_amount)])).toEqual(MONTHLY);
-    expect(Object.keys(rows[0])).toEqual(['total_amount', 'month']);
+    expect(rows.map((row) => [row.month, Number(row.total_amount)])).toEqual(MONTHLY.slice(3, 5));
+    const csv = await get(`${MONTHLY_RESULTS}?x_format=csv&x_select=month&x_limit=2&x_offset=3`);
+    expect((await csv.text()).trim().split(/\r?\n/)).toEqual([
+      'month',
+      ...pageRows.map((row) => `"${row.month}"`),
+    ]);
+    const ndjson = await get(`${MONTHLY_RESULTS}?x_format=ndjson&x_limit=0`);
+    expect(await ndjson.text()).toBe('');
 
     // A selection that reads as SQL is a value: it matches nothing and breaks nothing.
     const hostile = await get(

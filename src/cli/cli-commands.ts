@@ -13,13 +13,18 @@ import type { EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import { Engine } from '@/engine/engine';
 import { describeBound } from '@/engine/sql/bound-value';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
-import { buildCatalog, parameterQueries } from '@/core/parameters/resolve-parameters';
+import {
+  buildCatalog,
+  ParameterQueryError,
+  parameterQueries,
+} from '@/core/parameters/resolve-parameters';
 import type { CallerView } from '@/core/parameters/selection-value';
 import { DatasetSpec, findDataset, Project } from '@/core/project/project';
 import type { UserField } from '@/core/user-fields';
 import type { CliArgs } from '@/cli/cli-args';
 import type { Output } from '@/cli/cli-output';
 import { requestFromCli } from '@/cli/cli-selections';
+import { DashboardPages } from '@/dashboards/template/dashboard-pages';
 
 /** What the commands open the engine with: `DATA_DIR`, the environment, the `ENGINE_*` limits. */
 export interface EngineSetup {
@@ -95,6 +100,7 @@ export function validationReport(
   fileProblems: readonly ProjectProblem[],
   sqlProblems: readonly ProjectProblem[],
   unchecked: readonly string[],
+  note?: string,
 ): string {
   const count = fileProblems.length + sqlProblems.length;
   const lines = [`The project is invalid (${count} problem${count === 1 ? '' : 's'}):`];
@@ -107,23 +113,32 @@ export function validationReport(
   if (unchecked.length > 0) {
     lines.push(`  SQL not checked because of the problems above: ${unchecked.join(', ')}`);
   }
+  if (note) lines.push(`  ${note}`);
   return lines.join('\n');
 }
 
-/** The problems of planning the SQL of `project`: none when it checks out. */
+/** Said when a parameter's query failed: the models' SQL is planned with the parameters' options. */
+const MODELS_UNCHECKED =
+  "The models' SQL was not checked: it is planned with the parameters' options, whose queries must run first";
+
+/** The problems of planning the SQL of `project`, and what was not checked: none when it checks out. */
 async function sqlProblemsOf(
   project: Project,
   options: Pick<EngineSetup, 'env' | 'limits'>,
-): Promise<ProjectProblem[]> {
+): Promise<{ problems: ProjectProblem[]; note?: string }> {
   try {
     await checkSql(project, options.env, options.limits);
-    return [];
+    return { problems: [] };
   } catch (error) {
-    if (error instanceof ProjectError) return error.problems;
+    if (error instanceof ParameterQueryError) {
+      return { problems: error.problems, note: MODELS_UNCHECKED };
+    }
+    if (error instanceof ProjectError) return { problems: error.problems };
     // A build step's failure stops the check before the runtime models: reported as the build says it
     // (its message names the model and its file).
-    if (error instanceof BuildError)
-      return [{ file: 'the build', path: '', message: error.message }];
+    if (error instanceof BuildError) {
+      return { problems: [{ file: 'the build', path: '', message: error.message }] };
+    }
     throw error;
   }
 }
@@ -143,18 +158,36 @@ export async function validate(
       `${validationReport(reading.problems, [], [])}\n  SQL not checked: project.yml must read first`,
     );
   }
-  if (reading.problems.length > 0) {
+  // The dashboards' templates are compiled as the service compiles them when it starts: a template that
+  // does not compile or reads no dataset of that name is a problem of the project's files.
+  const fileProblems = [
+    ...reading.problems,
+    ...templateProblems(reading.project, reading.unreadDatasets ?? []),
+  ];
+  if (fileProblems.length > 0) {
     const { project, leftOut } = checkableProject(
       reading.project,
-      reading.problems,
+      fileProblems,
       reading.declaredParameters,
     );
     const sql = await sqlProblemsOf(project, options);
-    throw new Error(validationReport(reading.problems, sql, leftOut));
+    throw new Error(
+      validationReport(
+        fileProblems,
+        sql.problems,
+        [...(reading.unreadSql ?? []), ...leftOut],
+        sql.note,
+      ),
+    );
   }
   const project = reading.project;
   // Its SQL's problems alone, or a build step's failure (a connection's variable unset, say), as they are.
-  await checkSql(project, options.env, options.limits);
+  try {
+    await checkSql(project, options.env, options.limits);
+  } catch (error) {
+    if (!(error instanceof ParameterQueryError)) throw error;
+    throw new Error(validationReport([], error.problems, [], MODELS_UNCHECKED), { cause: error });
+  }
   const kinds = new Map<string, number>();
   for (const model of project.models) kinds.set(model.kind, (kinds.get(model.kind) ?? 0) + 1);
   const models = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ');
@@ -164,6 +197,24 @@ export async function validate(
     `  ${project.parameterDefinitions.length} parameters, ${project.datasets.length} datasets, ` +
       `${project.dashboards.length} dashboards, ${project.connections.length} connections`,
   );
+}
+
+/**
+ * The problems of the dashboards' templates; not that one reads a dataset in `unread` (its model's .yml
+ * does not parse, a problem reported already).
+ */
+function templateProblems(project: Project, unread: readonly string[]): ProjectProblem[] {
+  try {
+    new DashboardPages(project);
+    return [];
+  } catch (error) {
+    if (error instanceof ProjectError) {
+      return error.problems.filter(
+        (problem) => !unread.some((name) => problem.message.startsWith(`dataset('${name}')`)),
+      );
+    }
+    throw error;
+  }
 }
 
 /** A command stopped by a signal: the CLI exits with 128 + the signal's number, as shells expect. */

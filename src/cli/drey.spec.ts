@@ -6,6 +6,12 @@ import { main } from '@/cli/drey';
 const EXAMPLE = join(__dirname, '..', '..', 'examples', 'expenses');
 const BENCH = join(__dirname, '..', '..', 'bench', 'project');
 
+/** The line of `text` in a dashboard template of the example. */
+function dashboardLine(example: string, text: string): number {
+  const source = readFileSync(join(example, 'dashboards', 'expenses_dashboard.html'), 'utf8');
+  return source.slice(0, source.indexOf(text)).split('\n').length;
+}
+
 async function run(argv: string[], env: Record<string, string> = {}) {
   const out: string[] = [];
   const err: string[] = [];
@@ -235,7 +241,17 @@ describe('drey CLI', () => {
         '--format must be table, csv or json, not "xml"',
         /run <dataset>/,
       ],
-      [['run', 'x', '--limit', 'many'], '--limit needs a whole number', /run <dataset>/],
+      [
+        ['run', 'x', '--limit', 'many'],
+        '--limit needs a whole number from 0 up, not "many"',
+        /run <dataset>/,
+      ],
+      // Not Node's "argument is ambiguous": a negative number is the option's value, judged as such.
+      [
+        ['run', 'x', '--limit', '-1'],
+        '--limit needs a whole number from 0 up, not "-1"',
+        /run <dataset>/,
+      ],
       [
         ['run', 'x', '--format', 'csv', '--csv-formulas', 'off'],
         '--csv-formulas must be escaped or raw, not "off"',
@@ -355,6 +371,76 @@ describe('drey CLI', () => {
       '  in its SQL (1):',
     ]);
     expect(lines[4]).toMatch(/^ {4}the build: .*expense_details.*descripton/);
+  });
+
+  it('reports every problem in one run: a model .yml that does not parse leaves the others reported and its SQL named as unchecked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drey-cli-all-'));
+    cpSync(EXAMPLE, dir, { recursive: true });
+    const edit = (file: string, from: string, to: string) => {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(text).toContain(from);
+      writeFileSync(join(dir, file), text.replace(from, to));
+    };
+    writeFileSync(
+      join(dir, 'models', 'expenses_by_month.yml'),
+      'kind: runtime\ndescription: [oops\n',
+    );
+    edit(
+      'project.yml',
+      'dashboards:\n',
+      'build:\n  schedule: "0 25 * * *"\n  timezone: Mars/Base\n\ndashboards:\n',
+    );
+    edit(
+      'project.yml',
+      '  - name: end_date\n    widget: date',
+      '  - name: end_date\n    widgit: date',
+    );
+    edit('project.yml', "ref('categories')", "ref('categoriez')");
+    edit(
+      'dashboards/expenses_dashboard.html',
+      "dataset('expenses_grouped'",
+      "dataset('expenses_groupd'",
+    );
+    const result = await run(['validate', '--project', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    expect(result.err.split('\n')).toEqual([
+      'The project is invalid (7 problems):',
+      '  project.yml at build.timezone: must be a time zone such as UTC or Europe/Paris, got "Mars/Base"',
+      '  project.yml at build.schedule: is not a cron pattern: Constraint error, got value 25 expected range 0-23',
+      '  models/expenses_by_month.yml at line 2, column 14: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      '  project.yml at parameters[3].widget: is required: one of single_select, multi_select, date, date_range, number, number_range, text',
+      '  project.yml at parameters[3].widgit: is not a known key of a parameter; did you mean "widget"?',
+      `  project.yml at parameters[5].options_from.sql: ref('categoriez'): no model named "categoriez"`,
+      `  dashboards/expenses_dashboard.html at line ${dashboardLine(EXAMPLE, "dataset('expenses_grouped'")}: dataset('expenses_groupd'): no dataset named "expenses_groupd"`,
+      '  SQL not checked because of the problems above: models/expenses_by_month.sql, models/expense_transactions.sql, models/expenses_grouped.sql',
+    ]);
+  });
+
+  it("names a parameter's query that fails, with the query's line, and says the models' SQL waits for it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drey-cli-query-'));
+    cpSync(EXAMPLE, dir, { recursive: true });
+    const manifest = join(dir, 'project.yml');
+    const text = readFileSync(manifest, 'utf8');
+    expect(text).toContain('ORDER BY subcategory_id\n');
+    writeFileSync(
+      manifest,
+      text.replace('ORDER BY subcategory_id\n', 'ORDER BY subcategory_idz\n'),
+    );
+    const result = await run(['validate', '--project', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    const lines = result.err.split('\n');
+    expect(lines[0]).toBe('The project is invalid (1 problem):');
+    expect(lines[1]).toMatch(
+      /^ {2}project\.yml at parameters\[6\]\.options_from\.sql: Binder Error: Referenced column "subcategory_idz"/,
+    );
+    expect(result.err).toMatch(
+      /\n {6}line 3 of the query: FROM "subcategories" ORDER BY subcategory_idz\n/,
+    );
+    expect(lines.at(-1)).toBe(
+      "  The models' SQL was not checked: it is planned with the parameters' options, whose queries must run first",
+    );
   });
 
   it('says when the SQL cannot be checked at all: project.yml does not read', async () => {

@@ -20,8 +20,11 @@ export class ProjectError extends Error {
 /** Collects problems while a file is checked, so that all of them are reported at once. */
 export class Problems {
   readonly list: ProjectProblem[] = [];
-  /** A file did not parse: what it defines is missing, and what refers to it would only repeat that. */
-  unparsed = false;
+  /**
+   * Files that did not parse: what they define is missing, and a problem about what refers to it would only
+   * repeat theirs.
+   */
+  readonly unparsed = new Set<string>();
 
   add(file: string, path: string, message: string): void {
     this.list.push({ file, path, message });

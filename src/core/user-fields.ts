@@ -1,3 +1,4 @@
+import { didYouMean } from '@/core/did-you-mean';
 import { Problems } from '@/core/project-errors';
 
 export type UserFieldType = 'string' | 'integer' | 'number' | 'boolean';
@@ -63,7 +64,9 @@ export function parseUserFields(raw: unknown, file: string, problems: Problems):
     const item = entry as Record<string, unknown>;
     const known = new Set(['name', 'type', 'required', 'enum', 'default', 'description', 'label']);
     for (const key of Object.keys(item)) {
-      if (!known.has(key)) problems.add(file, `${at}.${key}`, 'is not a known key');
+      if (!known.has(key)) {
+        problems.add(file, `${at}.${key}`, `is not a known key${didYouMean(key, known)}`);
+      }
     }
     const name = item.name;
     if (typeof name !== 'string' || !FIELD_NAME.test(name)) {

@@ -4,7 +4,7 @@ import { CallerSlots } from '@/core/caller-slots';
 import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
 import type { ResultRead } from '@/datasets/result-read';
 import { DatasetResultCache } from '@/datasets/results/dataset-result-cache';
-import { encodeRows } from '@/datasets/results/result-streams';
+import { encodeRows, ExportRows } from '@/datasets/results/result-streams';
 import { Engine } from '@/engine/engine';
 
 /**
@@ -34,11 +34,21 @@ export class DatasetExports {
   chunks(
     read: ResultRead & { owner: string },
     format: ExportFormat,
-    select: string[],
+    rows: ExportRows,
     csvFormulas: CsvFormulas,
   ): AsyncIterable<Uint8Array | string> {
     const { dataset } = read;
-    const compiled = read.compiled();
+    const { select, offset, limit } = rows;
+    const whole = read.compiled();
+    // x_limit and x_offset as a JSON page applies them, on the engine that runs the query (DuckDB or the
+    // connection's): both are whole numbers checked by exportRows, so the text is safe to write in.
+    const compiled =
+      limit === undefined && offset === 0
+        ? whole
+        : {
+            ...whole,
+            sql: `SELECT * FROM (\n${whole.sql}\n) AS paged${limit === undefined ? '' : ` LIMIT ${limit}`} OFFSET ${offset}`,
+          };
     const fromRows =
       compiled.target.kind === 'connection' && (format === 'csv' || format === 'ndjson');
     const chunks = fromRows

@@ -9,7 +9,7 @@ import { etagOf, pageKey } from '@/datasets/results/result-keys';
 import { etagMatches } from '@/http/reply/content-coding';
 import { parseResultOptions, ResultOptions } from '@/datasets/results/result-options';
 import { ResultReply, toHttp } from '@/datasets/results/result-reply';
-import { exportSelect } from '@/datasets/results/result-streams';
+import { exportRows } from '@/datasets/results/result-streams';
 import { EXTENSIONS } from '@/engine/export/export-sql';
 import {
   CONTENT_TYPES,
@@ -76,7 +76,7 @@ export class DatasetReplies {
     if (format !== 'json') {
       // Every row, in the columns x_select names (decisions.md, "Results"); the legacy layout's whole
       // result reads no built-in.
-      const select = exportSelect(
+      const rows = exportRows(
         wants.shape === 'paged' ? request.builtins : {},
         this.config.maxResultRows,
       );
@@ -85,7 +85,7 @@ export class DatasetReplies {
         kind: 'stream',
         contentType: CONTENT_TYPES[format],
         filename: `${read.dataset.name}.${EXTENSIONS[format]}`,
-        chunks: this.exports.chunks(read, format, select, csvFormulas),
+        chunks: this.exports.chunks(read, format, rows, csvFormulas),
       });
     }
     const options = this.jsonOptions(request, wants.shape);

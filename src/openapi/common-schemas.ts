@@ -190,4 +190,4 @@ export function exportContent(): Record<string, { schema: { type: 'string'; form
 
 /** What the 200 of a results operation says of its exports. */
 export const EXPORTS_DESCRIPTION =
-  'An `Accept` of an export type (quality values weighed), or `x_format`, exports every row instead: CSV, NDJSON, Parquet, an Arrow IPC stream or an Excel workbook; `x_format` adds `Content-Disposition: attachment`';
+  'An `Accept` of an export type (quality values weighed), or `x_format`, exports the rows instead (every row unless `x_limit` or `x_offset` is given, as for a page): CSV, NDJSON, Parquet, an Arrow IPC stream or an Excel workbook; `x_format` adds `Content-Disposition: attachment`';

@@ -94,7 +94,7 @@ function builtInSchema(name: BuiltIn, bounds: BuiltInBounds, legacy: boolean): S
         type: 'string',
         enum: [...FORMATS],
         description:
-          'The format, over Accept, as a download (Content-Disposition): json is the result, the others export every row',
+          'The format, over Accept, as a download (Content-Disposition): json is the result, the others export the rows (every row unless x_limit or x_offset is given)',
       };
     case 'x_csv_formulas':
       return {

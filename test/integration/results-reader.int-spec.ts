@@ -94,7 +94,10 @@ describe('the results reader', () => {
         parseBodySelections({}),
         address,
       );
-      return t.app.get(DatasetExports).chunks(read, 'csv', [], 'escaped')[Symbol.asyncIterator]();
+      return t.app
+        .get(DatasetExports)
+        .chunks(read, 'csv', { select: [], offset: 0, limit: undefined }, 'escaped')
+        [Symbol.asyncIterator]();
     };
     const held = await exportOf('203.0.113.8');
     const started: IteratorResult<unknown> = await held.next();

@@ -100,7 +100,7 @@ function evaluateSelect(
       if (option) return option;
       throw invalidSelection(
         def.name,
-        `${whyNot(def, visible, id, caller)}; ${choices(available)}`,
+        `${whyNot(def, visible, id, caller)}; ${choices(available)}${severalHint(def, id, available, reader)}`,
       );
     });
     return def.widget === 'single_select'
@@ -133,6 +133,27 @@ function whyNot(
       ? `option ${shown(id)} is not available without signing in`
       : `option ${shown(id)} is not available to you`;
   return `option ${shown(id)} does not exist`;
+}
+
+/**
+ * `bike,scooter` sent for a multi_select whose options are `bike` and `scooter`: one id with a comma in it,
+ * since a query string lists several values by repeating the name (the CLI's `--param` splits on commas,
+ * the interface does not). Says how to send the list.
+ */
+function severalHint(
+  def: SelectDefinition,
+  id: string,
+  available: readonly OptionDefinition[],
+  reader: SelectionReader,
+): string {
+  if (def.widget !== 'multi_select' || !id.includes(',')) return '';
+  const ids = id.split(',').map((part) => part.trim());
+  if (!ids.every((part) => available.some((option) => option.id === part))) return '';
+  if (reader.source === 'body') {
+    return `; to choose several, send a JSON list: ${JSON.stringify(ids).slice(0, 200)}`;
+  }
+  const query = ids.map((part) => `${def.name}=${encodeURIComponent(part)}`).join('&');
+  return `; to choose several, repeat the name: ?${query.slice(0, 200)}`;
 }
 
 /** The ids this caller may choose now, and only those: an option hidden from them is never named. */

@@ -317,6 +317,21 @@ describe('the example project', () => {
     });
   });
 
+  it('says to repeat the name when several option ids come joined by a comma', () => {
+    expect(() =>
+      catalog.widgets(GROUPED, parseQuerySelections({ category: '0,1' }), ANONYMOUS),
+    ).toThrow(
+      /option "0,1" does not exist; .*; to choose several, repeat the name: \?category=0&category=1$/,
+    );
+    expect(() =>
+      catalog.widgets(GROUPED, parseBodySelections({ category: ['0,1'] }), ANONYMOUS),
+    ).toThrow(/; to choose several, send a JSON list: \["0","1"\]$/);
+    // Not when the parts are not options: the hint would send the caller to another refusal.
+    expect(() =>
+      catalog.widgets(GROUPED, parseQuerySelections({ category: '0,99' }), ANONYMOUS),
+    ).toThrow(/does not exist; the options are [^;]*$/);
+  });
+
   it('refuses a lenient form in the strict forms with a useful message', () => {
     const request = parseQuerySelections({ category: '0,1' });
     expect(() => catalog.widgets(GROUPED, request, ANONYMOUS)).toThrow(

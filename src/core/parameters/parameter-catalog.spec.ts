@@ -246,6 +246,17 @@ describe('x_verify_params', () => {
     );
   });
 
+  it('names the parameter a mistyped name is likely meant to be', () => {
+    const verified = get({ strat_date: '2024-02-01', x_verify_params: 'true' });
+    expect(() => example.widgets(['start_date', 'end_date'], verified, ANONYMOUS)).toThrow(
+      expect.objectContaining({
+        code: 'unknown_parameter',
+        message:
+          'Unknown parameter "strat_date" for this endpoint (did you mean "start_date"?); it takes start_date, end_date',
+      }),
+    );
+  });
+
   it('refuses an x_parent_param of another endpoint, verifying or not', () => {
     const request = get({ x_parent_param: 'category', x_verify_params: '1' });
     expect(() => example.widgets(['end_date'], request, ANONYMOUS)).toThrow(

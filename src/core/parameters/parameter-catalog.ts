@@ -2,6 +2,7 @@ import { Evaluation, evaluate } from '@/core/parameters/cascade';
 import { KeptSelections } from '@/core/parameters/kept-selections';
 import type { ParameterDefinition } from '@/core/parameters/parameter-definition';
 import { InvalidRequestError } from '@/core/errors';
+import { closestName } from '@/core/did-you-mean';
 import { UnknownParameterError } from '@/core/parameters/parameter-errors';
 import type { ParameterRequest } from '@/core/parameters/selection-request';
 import type { CallerView, SelectionValues } from '@/core/parameters/selection-value';
@@ -109,7 +110,7 @@ export class ParameterCatalog {
       const unknown = given.find((name) => !own.has(name));
       if (unknown !== undefined) {
         throw new UnknownParameterError(
-          `Unknown parameter "${unknown}" for this endpoint; ${accepted}`,
+          `Unknown parameter "${unknown}" for this endpoint${meant(unknown, names)}; ${accepted}`,
         );
       }
     }
@@ -155,6 +156,12 @@ export class ParameterCatalog {
     this.definitions.forEach((def) => place(def, new Set()));
     return ordered;
   }
+}
+
+/** ` (did you mean "start_date"?)` for `strat_date`, or nothing. */
+export function meant(name: string, names: readonly string[]): string {
+  const closest = closestName(name, names);
+  return closest === undefined ? '' : ` (did you mean "${closest}"?)`;
 }
 
 function accepts(names: readonly string[]): string {

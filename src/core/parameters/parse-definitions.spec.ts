@@ -90,6 +90,19 @@ parameters:
     ]);
   });
 
+  it('reports a misspelt key as an unknown key with a hint, not only as a missing widget', () => {
+    expect(
+      problemsOf(`
+parameters:
+  - { name: end_date, widgit: date, label: End }
+  - { name: start_date, widget: date, label: Start, min: 2024-01-01, max: 2024-12-31, defualt: 2024-01-01 }`),
+    ).toEqual([
+      'project.yml|parameters[0].widget|is required: one of single_select, multi_select, date, date_range, number, number_range, text',
+      'project.yml|parameters[0].widgit|is not a known key of a parameter; did you mean "widget"?',
+      'project.yml|parameters[1].defualt|is not a known key of a date parameter; did you mean "default"?',
+    ]);
+  });
+
   it('refuses a list that is not a list', () => {
     expect(problemsOf('parameters: {a: 1}')).toEqual([
       'project.yml|parameters|must be a list of parameters',

@@ -12,6 +12,7 @@ import { parseWrittenOptions } from '@/core/parameters/parse-options';
 import { parseValueBody, readSql } from '@/core/parameters/parse-value-parameter';
 import { idFrom, shown } from '@/core/parameters/raw-values';
 import { SPEC_KEYS } from '@/core/parameters/value-spec';
+import { didYouMean } from '@/core/did-you-mean';
 import type { Problems } from '@/core/project-errors';
 import type { UserField } from '@/core/user-fields';
 
@@ -63,6 +64,15 @@ export function parseParameterDefinitions(
   return defs;
 }
 
+function knownKeys(type: WidgetType): string[] {
+  const select = type === 'single_select' || type === 'multi_select';
+  return [
+    ...COMMON_KEYS,
+    ...(select ? SELECT_KEYS : ['variants', 'from_query', ...SPEC_KEYS[type]]),
+    ...(type === 'multi_select' ? MULTI_KEYS : []),
+  ];
+}
+
 function parseDefinition(
   item: Record<string, unknown>,
   at: string,
@@ -74,25 +84,31 @@ function parseDefinition(
   const validName = typeof name === 'string' && NAME.test(name);
   if (!validName) problem('name', 'must be a snake_case name (a-z, 0-9, _; not starting with x_)');
   const validWidget = WIDGET_TYPES.includes(widget as WidgetType);
-  if (!validWidget) problem('widget', `must be one of ${WIDGET_TYPES.join(', ')}`);
+  if (!validWidget) {
+    problem(
+      'widget',
+      `${widget === undefined ? 'is required:' : 'must be'} one of ${WIDGET_TYPES.join(', ')}`,
+    );
+  }
   const label = item.label;
   if (typeof label !== 'string' || label.trim() === '') problem('label', 'is required: a string');
   const description = item.description ?? '';
   if (typeof description !== 'string') problem('description', 'must be a string');
   const parent = item.parent ?? null;
   if (parent !== null && typeof parent !== 'string') problem('parent', 'must be a parameter name');
+  // Unknown keys are reported whether the widget is known or not: `widgit: date` is a misspelt key, and
+  // saying only that `widget` is missing would hide it. Without a widget, any widget's keys are known.
+  const known = new Set(
+    validWidget ? knownKeys(widget as WidgetType) : WIDGET_TYPES.flatMap(knownKeys),
+  );
+  for (const key of Object.keys(item)) {
+    if (known.has(key)) continue;
+    const of = validWidget ? `a ${widget as string} parameter` : 'a parameter';
+    problem(key, `is not a known key of ${of}${didYouMean(key, known)}`);
+  }
   if (!validName || !validWidget) return null;
 
   const type = widget as WidgetType;
-  const select = type === 'single_select' || type === 'multi_select';
-  const known = new Set([
-    ...COMMON_KEYS,
-    ...(select ? SELECT_KEYS : ['variants', 'from_query', ...SPEC_KEYS[type]]),
-    ...(type === 'multi_select' ? MULTI_KEYS : []),
-  ]);
-  for (const key of Object.keys(item)) {
-    if (!known.has(key)) problem(key, `is not a known key of a ${type} parameter`);
-  }
   const base = {
     name,
     label: typeof label === 'string' ? label : '',

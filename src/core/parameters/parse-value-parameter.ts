@@ -1,3 +1,4 @@
+import { didYouMean } from '@/core/did-you-mean';
 import {
   FromQuery,
   ProblemSink,
@@ -60,7 +61,13 @@ export function readSql(raw: unknown, at: string, sink: ProblemSink): string | n
   const sql = isRecord(raw) ? raw.sql : undefined;
   if (typeof sql === 'string' && sql.trim() !== '') {
     for (const key of Object.keys(raw as object)) {
-      if (key !== 'sql') sink.problems.add(sink.file, `${at}.${key}`, 'is not a known key');
+      if (key !== 'sql') {
+        sink.problems.add(
+          sink.file,
+          `${at}.${key}`,
+          `is not a known key${didYouMean(key, ['sql'])}`,
+        );
+      }
     }
     return sql;
   }
@@ -90,7 +97,11 @@ function parseVariants(
     }
     for (const key of Object.keys(entry)) {
       if (!known.has(key)) {
-        sink.problems.add(sink.file, `${path}.${key}`, `is not a known key of a ${widget} variant`);
+        sink.problems.add(
+          sink.file,
+          `${path}.${key}`,
+          `is not a known key of a ${widget} variant${didYouMean(key, known)}`,
+        );
       }
     }
     const ids = readVariantIds(entry.parent_option_ids, `${path}.parent_option_ids`, sink);

@@ -46,14 +46,17 @@ describe('parameterQueries', () => {
     expect(parameterQueries(defs)).toEqual([
       {
         parameter: 'start_date',
+        at: 'parameters[2].from_query',
         sql: "SELECT min(date) AS min, max(date) AS max, min(date) AS default FROM {{ ref('expenses') }}",
       },
       {
         parameter: 'category',
+        at: 'parameters[5].options_from',
         sql: "SELECT category_id AS id, category AS label FROM {{ ref('categories') }} ORDER BY category_id",
       },
       {
         parameter: 'subcategory',
+        at: 'parameters[6].options_from',
         sql: "SELECT subcategory_id AS id, subcategory AS label, category_id AS parent_option_id FROM {{ ref('subcategories') }} ORDER BY subcategory_id",
       },
     ]);

@@ -10,15 +10,24 @@ import { optionsFromRows } from '@/core/parameters/parse-options';
 import { parseValueSpec } from '@/core/parameters/value-spec';
 import { ProjectError, Problems } from '@/core/project-errors';
 
+/** A parameter's option or bounds query, and where project.yml writes it (`parameters[5].options_from`). */
+export interface ParameterQuery {
+  parameter: string;
+  sql: string;
+  at: string;
+}
+
 /** The build runs these (rendering `{{ ref(...) }}`) and hands their rows to `resolveParameters`. */
-export function parameterQueries(
-  defs: readonly ParameterDefinition[],
-): { parameter: string; sql: string }[] {
+export function parameterQueries(defs: readonly ParameterDefinition[]): ParameterQuery[] {
   return defs.flatMap((def) => {
     const sql = def.kind === 'select' ? def.optionsSql : def.fromQuery?.sql;
-    return sql ? [{ parameter: def.name, sql }] : [];
+    const key = def.kind === 'select' ? 'options_from' : 'from_query';
+    return sql ? [{ parameter: def.name, sql, at: `${def.at}.${key}` }] : [];
   });
 }
+
+/** Some of a project's parameter queries failed to run: each failure names its query in project.yml. */
+export class ParameterQueryError extends ProjectError {}
 
 /** Row columns of `from_query` per widget; ranges take their default as two columns. */
 const ROW_COLUMNS: Record<Exclude<ValueDefinition['widget'], 'text'>, readonly string[]> = {
@@ -37,9 +46,17 @@ export async function buildCatalog(
   query: (sql: string) => Promise<Record<string, unknown>[]>,
 ): Promise<ParameterCatalog> {
   const results: Record<string, Record<string, unknown>[]> = {};
-  for (const { parameter, sql } of parameterQueries(project.parameters)) {
-    results[parameter] = await query(sql);
+  // Every query runs, and each failure is a problem naming its query: a mistake in one does not hide the
+  // others' until it is fixed. The rows are resolved only once all of them ran.
+  const failed = new Problems();
+  for (const { parameter, sql, at } of parameterQueries(project.parameters)) {
+    try {
+      results[parameter] = await query(sql);
+    } catch (error) {
+      failed.add(project.manifestFile, `${at}.sql`, queryFailure(error));
+    }
   }
+  if (failed.list.length > 0) throw new ParameterQueryError(failed.list);
   const problems = new Problems();
   const catalog = resolveParameters(project.parameters, results, {
     file: project.manifestFile,
@@ -47,6 +64,24 @@ export async function buildCatalog(
   });
   if (problems.list.length > 0) throw new ProjectError(problems.list);
   return catalog;
+}
+
+/** An engine's or a template's message, said of the query (its `LINE 3` counts the query's lines). */
+function queryFailure(error: unknown): string {
+  // Not `instanceof Error`: the native driver's errors may come from another realm (a test runner's).
+  const message = (error as { message?: unknown } | null)?.message;
+  const text = typeof message === 'string' ? message : String(error);
+  const lines = text.replace(/^query: /, '').split('\n');
+  const at = lines.findIndex((line) => /^LINE \d+:/.test(line));
+  if (at >= 0) {
+    // The engine's `^` under the line points at a column: it moves with the words put before it.
+    const said = lines[at].replace(/^LINE (\d+):/, 'line $1 of the query:');
+    if (lines[at + 1] !== undefined) {
+      lines[at + 1] = ' '.repeat(said.length - lines[at].length) + lines[at + 1];
+    }
+    lines[at] = said;
+  }
+  return lines.join('\n');
 }
 
 /**

@@ -19,6 +19,11 @@ export class SelectionReader {
     this.lenient = forms === 'lenient';
   }
 
+  /** Where the selection came from: a query string's values or a JSON body's value. */
+  get source(): RawSelection['source'] {
+    return this.raw.source;
+  }
+
   private fail(problem: string): never {
     throw invalidSelection(this.name, problem);
   }

@@ -42,7 +42,14 @@ export function checkableProject(
 ): CheckableProject {
   const touched = new Set(problems.map((problem) => problem.file));
   let models = project.models.filter((model) => !filesOf(model).some((file) => touched.has(file)));
-  let parameters: ParameterDefinition[] = project.parameters;
+  // A parameter with a problem of its own (its query refs a runtime model, say) is left out like a model.
+  let parameters: ParameterDefinition[] = project.parameters.filter(
+    (parameter) =>
+      !problems.some(
+        (problem) =>
+          problem.file === project.manifestFile && problem.path.startsWith(`${parameter.at}.`),
+      ),
+  );
   for (;;) {
     const modelNames = new Set(models.map((model) => model.name));
     const queries = new Map(parameterQueries(parameters).map((q) => [q.parameter, q.sql]));

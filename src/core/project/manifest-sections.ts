@@ -187,14 +187,11 @@ export function parseBuildSection(at: FileContext, raw: unknown): BuildSchedule 
   }
   const timezone = optionalText(at, 'build.timezone', raw.timezone, 'UTC');
   const badZone = zoneProblem(timezone);
-  if (badZone) {
-    at.problems.add(at.file, 'build.timezone', badZone);
-    return undefined;
-  }
-  const badPattern = patternProblem(raw.schedule, timezone);
-  if (badPattern) {
-    at.problems.add(at.file, 'build.schedule', badPattern);
-    return undefined;
-  }
+  if (badZone) at.problems.add(at.file, 'build.timezone', badZone);
+  // A pattern is read the same in every zone: with the zone wrong it is checked in UTC, so that a wrong
+  // schedule is reported in the same run as the zone, not once the zone is fixed.
+  const badPattern = patternProblem(raw.schedule, badZone ? 'UTC' : timezone);
+  if (badPattern) at.problems.add(at.file, 'build.schedule', badPattern);
+  if (badZone || badPattern) return undefined;
   return { pattern: raw.schedule.trim(), timezone };
 }

@@ -229,9 +229,20 @@ function loadSeedGroup(
   return { model: seed, refLines: [], refFile: csvFile };
 }
 
+/** What `seeds/` and `models/` hold. */
+export interface ModelFiles {
+  loaded: LoadedModel[];
+  /**
+   * The models whose .yml does not parse, by name, with their SQL file (none for a seed): they are missing
+   * from `loaded`, and what refs them is not reported as naming no model.
+   */
+  unread: Map<string, string | undefined>;
+}
+
 /** Reads `seeds/` and `models/`; every problem is collected, none thrown. */
-export function loadModelFiles(dir: string, problems: Problems): LoadedModel[] {
+export function loadModelFiles(dir: string, problems: Problems): ModelFiles {
   const loaded: LoadedModel[] = [];
+  const unread = new Map<string, string | undefined>();
   const owners = new Map<string, string>();
   const folders = [
     { folder: SEEDS_DIR, load: loadSeedGroup },
@@ -252,7 +263,10 @@ export function loadModelFiles(dir: string, problems: Problems): LoadedModel[] {
       owners.set(name, file);
       const model = load(dir, name, group, problems);
       if (model) loaded.push(model);
+      else if (group.yml && problems.unparsed.has(group.yml)) {
+        unread.set(name, folder === MODELS_DIR ? group.sql : undefined);
+      }
     }
   }
-  return loaded;
+  return { loaded, unread };
 }

@@ -29,6 +29,7 @@ function checkRefs(
   byName: Map<string, Model>,
   connections: ReadonlySet<string>,
   problems: Problems,
+  unread: ReadonlySet<string>,
 ): void {
   const { model } = loaded;
   const connection = connectionOf(model);
@@ -43,6 +44,8 @@ function checkRefs(
     const at = `line ${ref.line}`;
     const target = byName.get(ref.name);
     if (!target) {
+      // Its .yml did not parse: that problem is reported, and this one would only repeat it.
+      if (unread.has(ref.name)) continue;
       problems.add(loaded.refFile, at, `ref('${ref.name}'): no model named "${ref.name}"`);
       continue;
     }
@@ -67,17 +70,18 @@ function checkRefs(
 
 /**
  * Checks every ref and returns the models in dependency order, reporting each cycle once. Problems are
- * added, not thrown.
+ * added, not thrown. A ref to one of `unread` (a model whose .yml does not parse) is not reported again.
  */
 export function orderModels(
   loaded: LoadedModel[],
   connections: ConnectionSpec[],
   problems: Problems,
+  unread: ReadonlySet<string> = new Set(),
 ): Model[] {
   const byName = new Map(loaded.map((entry) => [entry.model.name, entry.model]));
   const entries = new Map(loaded.map((entry) => [entry.model.name, entry]));
   const connectionNames = new Set(connections.map((connection) => connection.name));
-  for (const entry of loaded) checkRefs(entry, byName, connectionNames, problems);
+  for (const entry of loaded) checkRefs(entry, byName, connectionNames, problems, unread);
 
   const ordered: Model[] = [];
   const state = new Map<string, 'visiting' | 'done'>();

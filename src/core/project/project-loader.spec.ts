@@ -101,6 +101,13 @@ describe('loadProject', () => {
     ).toEqual([
       'project.yml|build.timezone|must be a time zone such as UTC or Europe/Paris, got "Mars/Base"',
     ]);
+    // Both at once: the pattern is not left unchecked until the zone is fixed.
+    expect(
+      problemsOf(projectWith(`${base}build:\n  schedule: "0 25 * * *"\n  timezone: Mars/Base\n`)),
+    ).toEqual([
+      'project.yml|build.timezone|must be a time zone such as UTC or Europe/Paris, got "Mars/Base"',
+      expect.stringMatching(/^project\.yml\|build\.schedule\|is not a cron pattern: .*25/),
+    ]);
     expect(problemsOf(projectWith(`${base}build:\n  schedule: 5\n  every: 1\n`))).toEqual([
       'project.yml|build.every|is not a known key',
       'project.yml|build.schedule|must be a cron pattern in quotes, e.g. "0 6 * * *"',
@@ -173,7 +180,7 @@ describe('loadProject', () => {
       'models/d.yml|columns[0].type|must be one of string, integer, number, decimal, boolean, date, datetime, time (or decimal(p,s))',
       'models/d.yml|columns[0].category|must be one of dimension, measure, misc',
       "models/no_meta.sql||needs a no_meta.yml beside it that says at least the model's kind",
-      'models/reader.yml|descripton|is not a known key',
+      'models/reader.yml|descripton|is not a known key; did you mean "description"?',
       "models/uses_param.sql|line 1|ref() takes the model's name in quotes: ref('name')",
       'models/view.yml|connection|must name one of the connections of project.yml',
       'models/d.sql|line 1|ref(\'reader\'): "reader" is a runtime model; build models read only seeds, sources and build models',

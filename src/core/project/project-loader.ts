@@ -9,6 +9,7 @@ import {
   parseParameterNames,
 } from '@/core/project/manifest-sections';
 import { orderModels } from '@/core/project/model-graph';
+import { checkParameterQueries } from '@/core/project/parameter-query-checks';
 import { loadModelFiles } from '@/core/project/model-files';
 import { Project } from '@/core/project/project';
 import { parseParameterDefinitions } from '@/core/parameters/parse-definitions';
@@ -51,6 +52,10 @@ export interface ProjectReading {
   project?: Project;
   /** Every parameter name written in project.yml, those that did not parse included. */
   declaredParameters: string[];
+  /** The SQL files of the models whose .yml does not parse: left out, so their SQL is not checked. */
+  unreadSql?: string[];
+  /** The datasets left out because their model's .yml does not parse. */
+  unreadDatasets?: string[];
 }
 
 /**
@@ -95,13 +100,19 @@ export function readProject(dirInput: string): ProjectReading {
   const schedule = parseBuildSection(at, manifest.build);
   const parameters = parseParameterNames(at, manifest.parameters);
 
-  const models = orderModels(loadModelFiles(dir, problems), connections, problems);
-  // A model file that does not parse leaves its model out: what names it would only repeat that problem,
-  // so the rest is read for the partial project only, its problems left unreported.
-  const reported = problems.list.length;
-  const unparsed = problems.unparsed;
+  const files = loadModelFiles(dir, problems);
+  // A model whose .yml does not parse is left out; what names it is not reported as naming no model (that
+  // would only repeat the syntax error), and every other problem still is.
+  const unread = new Set(files.unread.keys());
+  const models = orderModels(files.loaded, connections, problems, unread);
   const modelNames = new Set(models.map((model) => model.name));
-  const datasets = parseDatasets(at, manifest.datasets, parameters.names, modelNames);
+  const parsedDatasets = parseDatasets(
+    at,
+    manifest.datasets,
+    parameters.names,
+    new Set([...modelNames, ...unread]),
+  );
+  const datasets = parsedDatasets.filter((dataset) => modelNames.has(dataset.model));
   const rawDatasets = Array.isArray(manifest.datasets) ? (manifest.datasets as unknown[]) : [];
   checkDatasetParameters(at, datasets, models, (dataset) =>
     rawDatasets.findIndex((raw) => isMapping(raw) && raw.name === dataset),
@@ -112,9 +123,14 @@ export function readProject(dirInput: string): ProjectReading {
     userFields,
     problems,
   });
+  checkParameterQueries(at, parameterSpecs, models, unread);
 
   return {
-    problems: unparsed ? problems.list.slice(0, reported) : problems.list,
+    problems: problems.list,
+    unreadSql: [...files.unread.values()].filter((file): file is string => file !== undefined),
+    unreadDatasets: parsedDatasets
+      .filter((dataset) => unread.has(dataset.model))
+      .map((dataset) => dataset.name),
     declaredParameters: parameters.definitions
       .map((raw) => (isMapping(raw) ? raw.name : undefined))
       .filter((raw): raw is string => typeof raw === 'string'),

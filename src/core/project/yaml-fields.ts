@@ -1,3 +1,4 @@
+import { didYouMean } from '@/core/did-you-mean';
 import { Problems } from '@/core/project-errors';
 
 /** Snake_case names of models, datasets, dashboards, parameters and connections. */
@@ -23,7 +24,9 @@ export function pathOf(base: string, key: string | number): string {
 /** Reports keys the format does not know, so that a typo (`descripton`) is not silently ignored. */
 export function checkKeys(at: FileContext, base: string, item: Mapping, known: readonly string[]) {
   for (const key of Object.keys(item)) {
-    if (!known.includes(key)) at.problems.add(at.file, pathOf(base, key), 'is not a known key');
+    if (!known.includes(key)) {
+      at.problems.add(at.file, pathOf(base, key), `is not a known key${didYouMean(key, known)}`);
+    }
   }
 }
 

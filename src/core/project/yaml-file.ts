@@ -59,7 +59,7 @@ export function readYaml(dir: string, file: string, problems: Problems): unknown
       .replace(/ at line \d+, column \d+:?$/, '')
       .replace(/:$/, '');
     problems.add(file, `line ${place.line}, column ${place.col}`, message);
-    problems.unparsed = true;
+    problems.unparsed.add(file);
     return undefined;
   }
   return document.toJSON() as unknown;

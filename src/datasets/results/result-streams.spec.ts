@@ -1,4 +1,4 @@
-import { StreamOptions, encodeRows, exportSelect } from '@/datasets/results/result-streams';
+import { StreamOptions, encodeRows, exportRows } from '@/datasets/results/result-streams';
 
 const ALL: StreamOptions = { select: [], offset: 0, limit: Number.POSITIVE_INFINITY };
 import { RowBatch, rowsBatch } from '@/engine/duckdb/duckdb-stream';
@@ -78,7 +78,7 @@ describe('encodeRows', () => {
   it('applies a column selection, an offset and a limit across batches, and stops the source once done', async () => {
     const { batches, state } = source([[[1, 'a']], [[2, 'b']], [[3, 'c']], [[4, 'd']]]);
     const options: StreamOptions = {
-      select: exportSelect({ x_select: ['note'] }, 1000),
+      select: exportRows({ x_select: ['note'] }, 1000).select,
       offset: 1,
       limit: 2,
     };
@@ -91,7 +91,10 @@ describe('encodeRows', () => {
     const { batches } = source([[[1, 'a']]]);
     await expect(
       text(
-        encodeRows(batches, 'csv', { ...ALL, select: exportSelect({ x_select: 'nope' }, 1000) }),
+        encodeRows(batches, 'csv', {
+          ...ALL,
+          select: exportRows({ x_select: 'nope' }, 1000).select,
+        }),
       ),
     ).rejects.toThrow('unknown column "nope"');
   });

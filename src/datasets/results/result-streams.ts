@@ -15,13 +15,29 @@ export interface StreamOptions {
   csvFormulas?: CsvFormulas;
 }
 
+/** What an export writes: the columns `x_select` names, and the rows `x_offset` and `x_limit` name. */
+export interface ExportRows {
+  select: string[];
+  offset: number;
+  /** Undefined without `x_limit`: every row from `offset` on. */
+  limit: number | undefined;
+}
+
 /**
- * The columns an export writes: `x_select`, checked like a JSON result's. An export is every row
- * (decisions.md, "Results"): `x_offset`, `x_limit` and `x_orientation` are only validated, as the
- * OpenAPI document states them (`x_limit` at most `maxRows`).
+ * The columns and rows an export writes, the built-ins checked like a JSON result's (`x_limit` at most
+ * `maxRows`, as the OpenAPI document states). Without `x_limit` an export is every row (decisions.md,
+ * "Results"); with it, the rows a JSON page of the same request would hold (issue 40: a client that asked
+ * for 10 rows got every one in CSV). `x_orientation` is only validated.
  */
-export function exportSelect(builtins: Record<string, unknown>, maxRows: number): string[] {
-  return parseResultOptions(builtins, maxRows).select;
+export function exportRows(builtins: Record<string, unknown>, maxRows: number): ExportRows {
+  const options = parseResultOptions(builtins, maxRows);
+  const given =
+    builtins.x_limit !== undefined && builtins.x_limit !== null && builtins.x_limit !== '';
+  return {
+    select: options.select,
+    offset: options.offset,
+    limit: given ? options.limit : undefined,
+  };
 }
 
 function columnIndexes(names: string[], select: string[]): number[] {
