@@ -378,11 +378,37 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   }
 }
 
+/**
+ * `--limit -1` as `--limit=-1`: Node's parser takes a value that starts with a dash for an option and
+ * refuses it as "ambiguous"; a negative number is a value, which the option's own check then judges (with
+ * a message that says what it takes).
+ */
+function negativeValuesJoined(argv: readonly string[]): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return [...args, ...argv.slice(i)];
+    const option = /^--([a-z-]+)$/.exec(arg)?.[1];
+    const next = argv[i + 1];
+    const takesValue =
+      option !== undefined &&
+      Object.hasOwn(OPTIONS, option) &&
+      OPTIONS[option as Option].type === 'string';
+    if (takesValue && next !== undefined && /^-\d/.test(next)) {
+      args.push(`${arg}=${next}`);
+      i++;
+    } else {
+      args.push(arg);
+    }
+  }
+  return args;
+}
+
 function parseCommandLine(argv: readonly string[]): CliArgs {
   let parsed;
   try {
     parsed = parseNodeArgs({
-      args: [...argv],
+      args: negativeValuesJoined(argv),
       options: OPTIONS,
       allowPositionals: true,
       strict: true,
@@ -440,7 +466,9 @@ function parseCommandLine(argv: readonly string[]): CliArgs {
     args.format = values.format as RowFormat;
   }
   if (values.limit !== undefined) {
-    if (!/^\d{1,15}$/.test(values.limit)) throw fail('--limit needs a whole number');
+    if (!/^\d{1,15}$/.test(values.limit)) {
+      throw fail(`--limit needs a whole number from 0 up, not "${values.limit.slice(0, 32)}"`);
+    }
     args.limit = Number(values.limit);
   }
   if (values['csv-formulas'] !== undefined) {
