@@ -50,7 +50,7 @@ function exactDecimal(unscaled: bigint, scale: number): string {
 /** A cell as apache-arrow reads it, decimals as their text (see {@link decimalText}), bytes in hex. */
 function cell(value: unknown, type: DataType): unknown {
   if (value === null) return value;
-  if (DataType.isDecimal(type)) return decimalText(value as Uint32Array, (type as Decimal).scale);
+  if (DataType.isDecimal(type)) return decimalText(value as Uint32Array, type.scale);
   if (DataType.isBinary(type)) return Buffer.from(value as Uint8Array).toString('hex');
   return value;
 }
@@ -168,7 +168,6 @@ describe('arrowStream', () => {
       FROM range(${rows}) t(i)`);
     expect(sent).toBe(rows);
     expect(table.numRows).toBe(rows);
-    const pad = (n: number) => String(n).padStart(2, '0');
     const expected: Record<string, (i: number) => unknown> = {
       t8: (i) => i % 100,
       t16: (i) => i * 7 - 10000,

@@ -76,9 +76,10 @@ const FIXED: Partial<Record<DuckDBTypeId, { type: () => DataType; width: number 
  */
 const HUGE_PRECISION = 39;
 
-function arrowColumn(name: string, type: DuckDBType): ArrowColumn {
+function arrowColumn(name: string, type: DuckDBType | DuckDBTypeId): ArrowColumn {
   const quoted = quoteIdentifier(name);
-  const fixed = FIXED[type.typeId];
+  const typeId = typeof type === 'number' ? type : type.typeId;
+  const fixed = FIXED[typeId];
   if (fixed) return { name, type: fixed.type(), sql: quoted, kind: 'fixed', width: fixed.width };
   if (type instanceof DuckDBDecimalType) {
     // DuckDB keeps a DECIMAL of up to 38 digits in 16 bytes (a HUGEINT, least significant half first), as
@@ -92,19 +93,19 @@ function arrowColumn(name: string, type: DuckDBType): ArrowColumn {
       width: 16,
     };
   }
-  if (type.typeId === DuckDBTypeId.HUGEINT || type.typeId === DuckDBTypeId.UHUGEINT) {
+  if (typeId === DuckDBTypeId.HUGEINT || typeId === DuckDBTypeId.UHUGEINT) {
     return {
       name,
       type: new Decimal(0, HUGE_PRECISION, 256),
       sql: quoted,
-      kind: type.typeId === DuckDBTypeId.HUGEINT ? 'int128' : 'uint128',
+      kind: typeId === DuckDBTypeId.HUGEINT ? 'int128' : 'uint128',
       width: 32,
     };
   }
-  if (type.typeId === DuckDBTypeId.BOOLEAN) {
+  if (typeId === DuckDBTypeId.BOOLEAN) {
     return { name, type: new Bool(), sql: quoted, kind: 'bool', width: 0 };
   }
-  if (type.typeId === DuckDBTypeId.BLOB) {
+  if (typeId === DuckDBTypeId.BLOB) {
     // Kept as DuckDB's strings are (length, then the bytes inline or behind a pointer): copied as text is.
     return { name, type: new Binary(), sql: quoted, kind: 'utf8', width: 0 };
   }
@@ -163,7 +164,11 @@ export function arrowStream(
       }
       all = [];
       for (let index = 0; index < probe.columnCount; index++) {
-        all.push(arrowColumn(probe.columnName(index), probe.columnType(index)));
+        // The type's details only for a DECIMAL: DuckDB's client cannot describe a type it has not
+        // resolved yet (a column of a bound value, `SELECT $1`), which is written as text.
+        const typeId = probe.columnTypeId(index);
+        const type = typeId === DuckDBTypeId.DECIMAL ? probe.columnType(index) : typeId;
+        all.push(arrowColumn(probe.columnName(index), type));
       }
     } finally {
       probe.destroySync();

@@ -112,16 +112,18 @@ export async function queryColumns(
     }
     const columns: ExportColumn[] = [];
     for (let index = 0; index < prepared.columnCount; index++) {
-      const type = prepared.columnType(index);
+      const typeId = prepared.columnTypeId(index);
       const column: ExportColumn = {
         name: prepared.columnName(index),
-        kind: KINDS[type.typeId] ?? 'other',
+        kind: KINDS[typeId] ?? 'other',
+        digits: DIGITS[typeId],
       };
+      // The type's details only for a DECIMAL: DuckDB's client cannot describe a type it has not
+      // resolved yet (a column of a bound value, `SELECT $1`).
+      const type = typeId === DuckDBTypeId.DECIMAL ? prepared.columnType(index) : undefined;
       if (type instanceof DuckDBDecimalType) {
         column.digits = type.width;
         column.scale = type.scale;
-      } else if (DIGITS[type.typeId] !== undefined) {
-        column.digits = DIGITS[type.typeId];
       }
       columns.push(column);
     }
