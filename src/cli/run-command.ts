@@ -87,8 +87,9 @@ export async function run(
   }
 }
 
-function printTable({ columns, rows, total }: DatasetRows, output: Output): void {
-  tableLines({ columns, rows }).forEach((line) => output.out(line));
+function printTable({ columns, databaseTypes, rows, total }: DatasetRows, output: Output): void {
+  const typed = columns.map((column, index) => ({ ...column, databaseType: databaseTypes[index] }));
+  tableLines({ columns: typed, rows }).forEach((line) => output.out(line));
   const shown = rows.length;
   if (shown === total) {
     output.out(`(${shown} ${shown === 1 ? 'row' : 'rows'})`);
