@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { DataType, Decimal, tableFromIPC } from 'apache-arrow';
+import { DataType, tableFromIPC } from 'apache-arrow';
 import { drey } from './support/drey-cli';
 import { REPO_ROOT, TestServer, startServer } from './support/server';
 
@@ -83,7 +83,7 @@ describe('types that survive every format (issue 40)', () => {
         const value: unknown = table.getChild(field.name)!.get(row);
         if (value === null) return null;
         if (DataType.isDecimal(field.type)) {
-          return decimalText(value as Uint32Array, (field.type as Decimal).scale);
+          return decimalText(value as Uint32Array, field.type.scale);
         }
         return typeof value === 'bigint' ? `${value}n` : value;
       }),

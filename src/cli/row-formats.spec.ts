@@ -31,9 +31,12 @@ describe('drey run: decimals and floats as a person reads them', () => {
   it('writes CSV decimals at their scale, as the CSV export does, and floats with every digit', () => {
     const formats = cellFormatters(columns, 'csv');
     const row = ['2024-10', -0.5, 7.6000000000000005, 0.10000000149011612];
-    expect(csvLine(row.map((value, index) => formats[index](value)), [])).toBe(
-      '2024-10,-0.50,7.6000000000000005,0.10000000149011612',
-    );
+    expect(
+      csvLine(
+        row.map((value, index) => formats[index](value)),
+        [],
+      ),
+    ).toBe('2024-10,-0.50,7.6000000000000005,0.10000000149011612');
   });
 
   it('keeps a FLOAT digit that tells it apart', () => {
