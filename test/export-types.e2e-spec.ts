@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DataType, tableFromIPC } from 'apache-arrow';
+import { decimalText } from './support/arrow-decimal';
 import { drey } from './support/drey-cli';
 import { REPO_ROOT, TestServer, startServer } from './support/server';
 
@@ -15,18 +16,6 @@ import { REPO_ROOT, TestServer, startServer } from './support/server';
  */
 const PROJECT_DIR = join(REPO_ROOT, 'test', 'fixtures', 'types');
 const RESULTS = '/api/service-v0/project/types/v1/datasets/types/results';
-
-/** A Decimal's exact digits: apache-arrow gives its 32-bit words, least significant first. */
-function decimalText(words: Uint32Array, scale: number): string {
-  let value = 0n;
-  for (let index = words.length - 1; index >= 0; index--)
-    value = (value << 32n) | BigInt(words[index]);
-  const bits = BigInt(words.length * 32);
-  if (value >> (bits - 1n)) value -= 1n << bits;
-  const digits = (value < 0n ? -value : value).toString().padStart(scale + 1, '0');
-  const sign = value < 0n ? '-' : '';
-  return scale === 0 ? sign + digits : `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-}
 
 /** Runs `script` (Python) on `bytes` written to a file; its standard output parsed as JSON. */
 function python(bytes: Buffer, script: string): unknown {
