@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { DataType, tableFromIPC } from 'apache-arrow';
+import { DataType, Decimal, tableFromIPC } from 'apache-arrow';
+import { decimalText } from './support/arrow-decimal';
 import { MONTHLY } from './support/figures';
 import { Api, L, P } from './support/api';
 import { until } from './support/wait';
@@ -132,8 +133,22 @@ describe('exports at engine speed (issue 27): CSV, NDJSON, Parquet, Arrow and Ex
       table.schema.fields.filter((field) => DataType.isDate(field.type)).map((field) => field.name),
     );
     expect(dates).toEqual(new Set(['date']));
-    const arrowValue = (row: Row, name: string) =>
-      normal(dates.has(name) ? new Date(row[name] as number) : row[name]);
+    // A decimal as its exact digits (a Decimal128 at the column's scale), compared as a number.
+    const scales = new Map(
+      table.schema.fields
+        .filter((field) => DataType.isDecimal(field.type))
+        .map((field) => [field.name, (field.type as Decimal).scale]),
+    );
+    expect([...scales.keys()]).toEqual(['amount']);
+    const arrowValue = (row: Row, name: string) => {
+      const value = row[name];
+      if (dates.has(name)) return normal(new Date(value as number));
+      const scale = scales.get(name);
+      if (scale !== undefined && value !== null) {
+        return Number(decimalText(value as Uint32Array, scale));
+      }
+      return normal(value);
+    };
     for (const name of names) {
       expect({ name, values: arrowRows.map((row) => arrowValue(row, name)) }).toEqual({
         name,

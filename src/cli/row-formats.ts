@@ -13,13 +13,75 @@ function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** Columns padded to their widest cell; numbers right-aligned. */
+/** A column as the formats below read it: its database type, when known, says a decimal's scale. */
+type Column = Pick<ResultColumn, 'name' | 'type'> & Partial<Pick<ResultColumn, 'databaseType'>>;
+
+/** The scale of a `DECIMAL(p,s)` database type. */
+function scaleOf(column: Column): number | undefined {
+  const match = /^DECIMAL\(\d+,\s*(\d+)\)$/i.exec(column.databaseType ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * A decimal at its scale, as DuckDB writes it and the CSV export has it: 2320.80, where the JSON value is
+ * the number 2320.8. A number here prints back to the decimal's exact digits (see `decimalJson`), so the
+ * zeros are added to its text, never rounded; a string already holds every digit.
+ */
+export function decimalText(value: number | string, scale: number): string {
+  const text = String(value);
+  if (typeof value === 'string' || scale === 0) return text;
+  const [whole, fraction = ''] = text.split('.');
+  return `${whole}.${fraction.padEnd(scale, '0')}`;
+}
+
+/**
+ * A float as a person reads it: a DOUBLE to 15 significant digits (7.6, not 7.6000000000000005: the
+ * digits past them come from the binary fraction, and are what Excel and psql leave out too), a FLOAT to
+ * the fewest digits that read back as the same single-precision value (0.1, not 0.10000000149011612).
+ */
+export function floatText(value: number, databaseType: string | undefined): string {
+  if (databaseType === 'FLOAT') {
+    for (let digits = 1; digits < 9; digits++) {
+      const shorter = Number(value.toPrecision(digits));
+      if (Math.fround(shorter) === value) return String(shorter);
+    }
+    return String(value);
+  }
+  return String(Number(value.toPrecision(15)));
+}
+
+/**
+ * Each column's formatter of its values for a person (`table`: decimals at their scale, floats rounded) or
+ * for CSV (decimals at their scale, as the service's CSV export writes them; floats whole, every digit
+ * that reads them back).
+ */
+export function cellFormatters(
+  columns: readonly Column[],
+  purpose: 'table' | 'csv',
+): ((value: JsonValue) => JsonValue)[] {
+  return columns.map((column) => {
+    const scale = column.type === 'decimal' ? scaleOf(column) : undefined;
+    if (scale !== undefined) {
+      return (value) =>
+        typeof value === 'number' || typeof value === 'string' ? decimalText(value, scale) : value;
+    }
+    if (column.type === 'number' && purpose === 'table') {
+      return (value) => (typeof value === 'number' ? floatText(value, column.databaseType) : value);
+    }
+    return (value) => value;
+  });
+}
+
+/** Columns padded to their widest cell; numbers right-aligned, decimals and floats as a person reads them. */
 export function tableLines(result: {
-  columns: readonly Pick<ResultColumn, 'name' | 'type'>[];
+  columns: readonly Column[];
   rows: readonly (readonly JsonValue[])[];
 }): string[] {
   const header = result.columns.map((column) => column.name);
-  const cells = result.rows.map((row) => row.map((value) => cellText(value, 'NULL')));
+  const formats = cellFormatters(result.columns, 'table');
+  const cells = result.rows.map((row) =>
+    row.map((value, index) => cellText(formats[index](value), 'NULL')),
+  );
   const numeric = result.columns.map((column) =>
     ['integer', 'number', 'decimal'].includes(column.type),
   );

@@ -4,6 +4,7 @@ import { datasetOf, EngineSetup, noBuild } from '@/cli/cli-commands';
 import type { CliOutput, Output } from '@/cli/cli-output';
 import { requestFromCli } from '@/cli/cli-selections';
 import {
+  cellFormatters,
   csvEscapes,
   csvHeader,
   csvLine,
@@ -19,6 +20,7 @@ import { ServedProject } from '@/core/project/served-project';
 import { standaloneReader } from '@/datasets/datasets-reader';
 import type { DatasetRows } from '@/datasets/result-read';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
+import type { JsonValue } from '@/engine/sql/query-result';
 import { Engine } from '@/engine/engine';
 import { JsonLogger } from '@/runtime/json-logger';
 
@@ -85,8 +87,9 @@ export async function run(
   }
 }
 
-function printTable({ columns, rows, total }: DatasetRows, output: Output): void {
-  tableLines({ columns, rows }).forEach((line) => output.out(line));
+function printTable({ columns, databaseTypes, rows, total }: DatasetRows, output: Output): void {
+  const typed = columns.map((column, index) => ({ ...column, databaseType: databaseTypes[index] }));
+  tableLines({ columns: typed, rows }).forEach((line) => output.out(line));
   const shown = rows.length;
   if (shown === total) {
     output.out(`(${shown} ${shown === 1 ? 'row' : 'rows'})`);
@@ -107,6 +110,7 @@ async function printExport(
   let left = args.limit ?? Infinity;
   let header = args.format === 'csv';
   let escape: boolean[] = [];
+  let formats: ((value: JsonValue) => JsonValue)[] = [];
   const json = new JsonArrayWriter();
   // Breaking out of the loop ends the generator, which releases the build it reads.
   for await (const batch of batches) {
@@ -114,13 +118,20 @@ async function printExport(
     if (header) {
       lines.push(csvHeader(batch.columns));
       escape = csvEscapes(batch.columns, args.csvFormulas);
+      formats = cellFormatters(batch.columns, 'csv');
     }
     header = false;
     const rows = Math.min(batch.rowCount, left);
     for (let row = 0; row < rows; row++) {
       const values = batch.columns.map((_, column) => batch.value(row, column));
-      if (args.format === 'csv') lines.push(csvLine(values, escape));
-      else lines.push(...json.add(jsonRow(batch.columns, values)));
+      if (args.format === 'csv') {
+        lines.push(
+          csvLine(
+            values.map((value, column) => formats[column](value)),
+            escape,
+          ),
+        );
+      } else lines.push(...json.add(jsonRow(batch.columns, values)));
     }
     batch.release();
     left -= rows;

@@ -93,8 +93,10 @@ export class DatasetsService {
       { orientation: 'rows', select, offset, limit },
       held,
     );
+    const types = new Map(run.result.columns.map((column) => [column.name, column.databaseType]));
     return {
       columns: shaped.schema.fields,
+      databaseTypes: shaped.schema.fields.map((field) => types.get(field.name) ?? ''),
       rows: shaped.data as JsonValue[][],
       total: shaped.total_num_rows,
     };

@@ -59,6 +59,8 @@ export interface RowsWanted extends RowWindow {
 /** A dataset's rows for a caller and a selection: the columns read, the window's rows and the total. */
 export interface DatasetRows {
   columns: SchemaField[];
+  /** The database's own type of each column (`DECIMAL(38,2)`): a printer writes decimals at its scale. */
+  databaseTypes: string[];
   rows: JsonValue[][];
   /** Rows of the whole result, before the window. */
   total: number;

@@ -1,3 +1,4 @@
+import { DuckDBTypeId } from '@duckdb/node-api';
 import {
   BuildHooks,
   BuildResult,
@@ -11,6 +12,7 @@ import {
 import type { QueryLimits } from '@/engine/duckdb/duckdb-query';
 import { DEFAULT_ENGINE_LIMITS, EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
+import { schemaType } from '@/engine/duckdb/duckdb-results';
 import type { Environment, Lease } from '@/engine/environment/environment';
 import {
   EnvironmentManager,
@@ -35,7 +37,7 @@ import { loadProject } from '@/core/project/project-loader';
 import { ServedProject } from '@/core/project/served-project';
 import type { ProjectProblem } from '@/core/project-errors';
 import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
-import { checkModels } from '@/engine/check/check-models';
+import { checkModels, PlannedColumn } from '@/engine/check/check-models';
 import type { WrittenExport } from '@/engine/duckdb/duckdb-export';
 import { DatasetExportRequest, exportDataset } from '@/engine/export-dataset';
 import { ExportSpace } from '@/engine/export/export-space';
@@ -62,6 +64,9 @@ export interface EngineOptions {
    */
   onForeignBuild?: (found: ForeignBuild) => void;
 }
+
+/** Types of a planned column that stand for a type not resolved yet: a bound value's, a NULL's. */
+const UNRESOLVED = new Set([DuckDBTypeId.INVALID, DuckDBTypeId.ANY, DuckDBTypeId.SQLNULL]);
 
 /** Runs queries over the environment being built, before readers switch to it. */
 export interface BuiltQueries {
@@ -249,9 +254,24 @@ export class Engine {
     try {
       return await checkModels(project, catalog, {
         duckdb: async (sql) => {
-          // Prepared, not run: DuckDB parses, binds and plans it.
+          // Prepared, not run: DuckDB parses, binds and plans it, and says its columns.
           const prepared = await connection.prepare(sql);
-          prepared.destroySync();
+          try {
+            const columns: PlannedColumn[] = [];
+            for (let index = 0; index < prepared.columnCount; index++) {
+              const typeId = prepared.columnTypeId(index);
+              // Not resolved before its values are bound (`SELECT $1`): its type is not known yet.
+              if (UNRESOLVED.has(typeId)) continue;
+              columns.push({
+                name: prepared.columnName(index),
+                type: schemaType(typeId),
+                databaseType: prepared.columnType(index).toString(),
+              });
+            }
+            return columns;
+          } finally {
+            prepared.destroySync();
+          }
         },
         connection: async (name, sql, binds) => {
           await this.connections.get(name).plan(sql, binds, this.limits);

@@ -106,6 +106,21 @@ describe('checkModels on copies of the example', () => {
     ]);
   });
 
+  it('reports a declared column type that the query contradicts, in a runtime and a build model', async () => {
+    // A DOUBLE would be served as `number` while the OpenAPI document says `decimal`.
+    edit('models/expenses_by_month.sql', 'sum(amount) AS', 'CAST(sum(amount) AS DOUBLE) AS');
+    edit('models/expense_details.sql', 'e.id,', 'CAST(e.id AS VARCHAR) AS id,');
+    const id = (file: string) =>
+      `models/${file}.yml|columns[0].type|is integer, but the query gives VARCHAR, which clients receive as string: declare it string, or cast it in the SQL to a type served as integer`;
+    // The runtime models that pass the build model's id on are told of it too.
+    expect(await problems()).toEqual([
+      id('expense_details'),
+      id('expense_transactions'),
+      'models/expenses_by_month.yml|columns[1].type|is decimal, but the query gives DOUBLE, which clients receive as number: declare it number, or cast it in the SQL (CAST(... AS DECIMAL(18,3)))',
+      id('expenses_grouped'),
+    ]);
+  });
+
   it('reports bad YAML in a model file once, at the line where it is', () => {
     edit('models/expenses_by_month.yml', 'kind: runtime', 'kind: [runtime');
     expect(() => loadProject(join(dir, 'project'))).toThrow(

@@ -2,19 +2,27 @@ import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import { parseQuerySelections } from '@/core/parameters/selection-request';
 import type { CallerView } from '@/core/parameters/selection-value';
 import { ProjectError, ProjectProblem } from '@/core/project-errors';
-import { findModel, Project } from '@/core/project/project';
+import { ColumnType, findModel, Model, Project } from '@/core/project/project';
 import {
   parseEngineError,
   sourcePosition,
   statementStart,
 } from '@/engine/check/engine-error-position';
 import type { BoundValue } from '@/engine/sql/bound-value';
+import { quoteIdentifier } from '@/engine/sql/sql-text';
 import { composeModel, ComposedQuery, RequestValues } from '@/engine/query/model-sql';
+
+/** A column of a planned statement: the schema type clients receive, and the database's own type. */
+export interface PlannedColumn {
+  name: string;
+  type: ColumnType;
+  databaseType: string;
+}
 
 /** Asks an engine to plan a statement without running it; rejects with the engine's error. */
 export interface Planner {
-  /** DuckDB, on the environment (or a scratch copy of its tables): a prepared statement. */
-  duckdb(sql: string): Promise<void>;
+  /** DuckDB, on the environment (or a scratch copy of its tables): a prepared statement, its columns. */
+  duckdb(sql: string): Promise<readonly PlannedColumn[] | void>;
   /** An external connection (dbview models): `EXPLAIN` with the bound values. */
   connection(name: string, sql: string, binds: BoundValue[]): Promise<void>;
 }
@@ -95,8 +103,17 @@ export async function checkModels(
   const problems: ProjectProblem[] = [];
   const seen = new Set<string>();
   for (const model of project.models) {
+    if (model.kind === 'build') {
+      // Its table is built: its columns are what the datasets reading it straight receive.
+      const columns = await planner
+        .duckdb(`SELECT * FROM ${quoteIdentifier(model.name)}`)
+        .catch(() => undefined);
+      if (columns) problems.push(...typeProblems(model, columns));
+      continue;
+    }
     if (model.kind !== 'runtime' && model.kind !== 'dbview') continue;
     const planned = new Set<string>();
+    const typed = new Set<string>();
     for (const request of requests) {
       let composed: ComposedQuery;
       try {
@@ -112,7 +129,12 @@ export async function checkModels(
         if (composed.target.kind === 'connection') {
           await planner.connection(composed.target.connection, composed.sql, composed.binds);
         } else {
-          await planner.duckdb(composed.sql);
+          const columns = await planner.duckdb(composed.sql);
+          // A column of another type in another variant is a problem of its own, told once.
+          for (const problem of columns ? typeProblems(model, columns) : []) {
+            if (!typed.has(problem.message)) problems.push(problem);
+            typed.add(problem.message);
+          }
         }
       } catch (error) {
         const problem = locate(project, composed, messageOf(error), model);
@@ -125,6 +147,33 @@ export async function checkModels(
       }
     }
   }
+  return problems;
+}
+
+/**
+ * The declared column types (`columns:` of the model's `.yml`) that its planned statement contradicts:
+ * the type clients receive comes from the query (docs/project-format.md, "Types: what clients receive"),
+ * while the OpenAPI document and the typed client describe the declared one, so a column declared
+ * `decimal` over a DOUBLE would be documented as exact and served as `number`. A declared column the
+ * statement lacks is left alone (it may depend on a selection: its `condition`).
+ */
+function typeProblems(model: Model, columns: readonly PlannedColumn[]): ProjectProblem[] {
+  const problems: ProjectProblem[] = [];
+  model.columns.forEach((declared, index) => {
+    const planned = columns.find((column) => column.name === declared.name);
+    if (!declared.type || !planned || planned.type === declared.type) return;
+    const fix =
+      declared.type === 'decimal'
+        ? `cast it in the SQL (CAST(... AS ${declared.databaseType ?? 'DECIMAL(18,3)'}))`
+        : `cast it in the SQL to a type served as ${declared.type}`;
+    problems.push({
+      file: model.metadataFile ?? ('sqlFile' in model ? (model.sqlFile ?? model.name) : model.name),
+      path: `columns[${index}].type`,
+      message:
+        `is ${declared.type}, but the query gives ${planned.databaseType}, which clients receive as ` +
+        `${planned.type}: declare it ${planned.type}, or ${fix}`,
+    });
+  });
   return problems;
 }
 

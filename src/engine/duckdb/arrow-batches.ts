@@ -5,8 +5,8 @@ import { ColumnLayout, recordBatchMessage } from '@/engine/duckdb/arrow-ipc';
 
 /**
  * How a DuckDB column becomes an Arrow one: the types Arrow and DuckDB share keep their binary form, and
- * the query casts the others first (decimals and huge integers to DOUBLE, timestamps of other units to
- * microseconds, everything else to text), so that the JavaScript side only copies numbers and text bytes.
+ * the query casts the others first (decimals to 16 bytes, what Arrow has no type for to text), so that the
+ * JavaScript side only copies numbers and text bytes, and widens huge integers.
  */
 export interface ArrowColumn {
   name: string;
@@ -15,9 +15,10 @@ export interface ArrowColumn {
   sql: string;
   /**
    * How its values are copied from a chunk's vector: `fixed` as they are ({@link width} bytes each, the
-   * same in both), `bool` from a byte to a bit each, `utf8` from DuckDB's strings to offsets and bytes.
+   * same in both), `bool` from a byte to a bit each, `utf8` from DuckDB's strings to offsets and bytes,
+   * `int128` and `uint128` from DuckDB's 16 bytes to 32 (a Decimal256), the upper half the sign's.
    */
-  kind: 'fixed' | 'bool' | 'utf8';
+  kind: 'fixed' | 'bool' | 'utf8' | 'int128' | 'uint128';
   width: number;
 }
 
@@ -95,7 +96,7 @@ export class RecordBatchAssembler {
         ((rows + 63) >> 6) * 8,
       ) as Uint8Array | null;
       const nulls = validity ? rows - validCount(validity, rows) : 0;
-      const width = column.kind === 'utf8' ? 16 : column.kind === 'bool' ? 1 : column.width;
+      const width = sourceWidth(column);
       const data = duckdb.vector_get_data(vector, rows * width);
       const piece: ColumnPiece = { data, validity, nulls, textBytes: 0 };
       if (column.kind === 'utf8') {
@@ -136,6 +137,10 @@ export class RecordBatchAssembler {
           case 'utf8':
             textAt = copyText(strings!, at, textAt, piece, rows);
             break;
+          case 'int128':
+          case 'uint128':
+            widen(bytes, data + at * column.width, piece.data, rows, column.kind === 'int128');
+            break;
         }
         at += rows;
       }
@@ -157,12 +162,48 @@ export class RecordBatchAssembler {
     const validity = nullCount > 0 ? (rows + 7) >> 3 : 0;
     switch (column.kind) {
       case 'fixed':
+      case 'int128':
+      case 'uint128':
         return { nullCount, buffers: [validity, rows * column.width] };
       case 'bool':
         return { nullCount, buffers: [validity, (rows + 7) >> 3] };
       case 'utf8':
         return { nullCount, buffers: [validity, (rows + 1) * 4, text] };
     }
+  }
+}
+
+/** Bytes of a value in DuckDB's vector: a string's entry is 16, a boolean 1, a huge integer 16. */
+function sourceWidth(column: ArrowColumn): number {
+  switch (column.kind) {
+    case 'utf8':
+    case 'int128':
+    case 'uint128':
+      return 16;
+    case 'bool':
+      return 1;
+    case 'fixed':
+      return column.width;
+  }
+}
+
+/**
+ * `rows` 128-bit integers (DuckDB's hugeint_t: the lower 64 bits, then the upper, least significant byte
+ * first) to 256-bit ones at `start` of `target`, whose bytes are still zero: the upper 16 bytes of a
+ * negative (signed) value all ones. A NULL's bytes are copied as they are, never read.
+ */
+function widen(
+  target: Uint8Array,
+  start: number,
+  source: Uint8Array,
+  rows: number,
+  signed: boolean,
+): void {
+  for (let row = 0; row < rows; row++) {
+    const from = row * 16;
+    const to = start + row * 32;
+    target.set(source.subarray(from, from + 16), to);
+    if (signed && source[from + 15] & 0x80) target.fill(0xff, to + 16, to + 32);
   }
 }
 

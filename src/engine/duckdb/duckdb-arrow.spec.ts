@@ -1,5 +1,5 @@
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { RecordBatchReader, Table } from 'apache-arrow';
+import { DataType, Decimal, RecordBatchReader, Table } from 'apache-arrow';
 import { ARROW_BATCH_ROWS, ARROW_BATCH_TEXT_BYTES } from '@/engine/duckdb/arrow-batches';
 import { arrowStream } from '@/engine/duckdb/duckdb-arrow';
 
@@ -24,6 +24,35 @@ async function exported(sql: string): Promise<{ table: Table; batchRows: number[
   const reader = RecordBatchReader.from(Buffer.concat(chunks));
   const batches = [...reader];
   return { table: new Table(batches), batchRows: batches.map((batch) => batch.numRows), rows };
+}
+
+/**
+ * A Decimal's value as its exact digits at its scale. apache-arrow gives the value's 32-bit words, least
+ * significant first (and its own toString misreads a Decimal256's), so they are read as one two's
+ * complement integer here.
+ */
+function decimalText(words: Uint32Array, scale: number): string {
+  let value = 0n;
+  for (let index = words.length - 1; index >= 0; index--)
+    value = (value << 32n) | BigInt(words[index]);
+  const bits = BigInt(words.length * 32);
+  if (value >> (bits - 1n)) value -= 1n << bits;
+  return exactDecimal(value, scale);
+}
+
+/** `unscaled` / 10^scale, every digit written. */
+function exactDecimal(unscaled: bigint, scale: number): string {
+  const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
+  const sign = unscaled < 0n ? '-' : '';
+  return scale === 0 ? sign + digits : `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+}
+
+/** A cell as apache-arrow reads it, decimals as their text (see {@link decimalText}), bytes in hex. */
+function cell(value: unknown, type: DataType): unknown {
+  if (value === null) return value;
+  if (DataType.isDecimal(type)) return decimalText(value as Uint32Array, type.scale);
+  if (DataType.isBinary(type)) return Buffer.from(value as Uint8Array).toString('hex');
+  return value;
 }
 
 describe('arrowStream', () => {
@@ -60,7 +89,14 @@ describe('arrowStream', () => {
     ].map(column);
     const wrong: string[] = [];
     expected.forEach((i, row) => {
-      const got = [id.get(row), n.get(row), s.get(row), b.get(row), late.get(row), early.get(row)];
+      const got = [
+        id.get(row),
+        n.get(row),
+        s.get(row),
+        b.get(row),
+        cell(late.get(row), late.type),
+        early.get(row),
+      ];
       const want = [
         BigInt(i),
         i % 7 === 3 ? null : i * 3,
@@ -72,7 +108,8 @@ describe('arrowStream', () => {
               ? `short${i}`
               : `a text longer than twelve bytes ${i}`,
         i % 13 === 0 ? null : i % 2 === 0,
-        i > 100000 && i % 17 === 0 ? null : Math.round((i / 4) * 100) / 100,
+        // Exact, at the column's scale: DECIMAL(12, 2) as a Decimal128 (i / 4 rounds half away from zero).
+        i > 100000 && i % 17 === 0 ? null : (i / 4).toFixed(2),
         i < 50000 && i % 9 === 0 ? null : BigInt(-i),
       ];
       // apache-arrow reads a date and a timestamp as milliseconds since 1970.
@@ -90,8 +127,9 @@ describe('arrowStream', () => {
   });
 
   it('keeps every type it maps, and the NULLs of each, over several chunks', async () => {
-    // Each mapping of arrowColumn: the types Arrow shares (copied as they are), the ones cast to DOUBLE,
-    // to microseconds, and to text; every seventh row NULL in every column.
+    // Each mapping of arrowColumn: the types Arrow shares (copied as they are), decimals of each of
+    // DuckDB's widths (widened to 16 bytes), huge integers (to 32), blobs, and the ones cast to text; every
+    // seventh row NULL in every column.
     const rows = 5000;
     const { table, rows: sent } = await exported(`
       SELECT ${[
@@ -103,13 +141,21 @@ describe('arrowStream', () => {
         'i::UBIGINT * 4000000000000 AS u64',
         '(i / 8)::FLOAT AS f32',
         '(i / 4)::DOUBLE AS f64',
-        'i::HUGEINT * 3 AS huge',
-        'i::UHUGEINT AS uhuge',
+        // Past 2^53 and negative: every digit kept.
+        "(i::HUGEINT * 3 - 2500) * '10000000000000000000000000000000000'::HUGEINT AS huge",
+        "'340282366920938463463374607431768211455'::UHUGEINT - i::UHUGEINT AS uhuge",
+        '((i - 2500) / 10)::DECIMAL(4, 1) AS d16',
+        '((i - 2500) * 1.001)::DECIMAL(9, 3) AS d32',
+        '((i - 2500) * 1234567.0001)::DECIMAL(18, 4) AS d64',
+        "(i - 2500) * '12345678901234567890.12'::DECIMAL(38, 2) AS d128",
         "TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_seconds(i) AS tz",
         "(TIMESTAMP '2024-01-01' + to_microseconds(i * 1001))::TIMESTAMP_NS AS ns",
         "(TIMESTAMP '2024-01-01' + to_milliseconds(i))::TIMESTAMP_MS AS ms",
         "(TIMESTAMP '2024-01-01' + to_seconds(i))::TIMESTAMP_S AS s",
-        "TIME '10:00:00' + to_seconds(i % 3600) AS time",
+        "TIME '10:00:00' + to_microseconds(i % 3600 * 1000001) AS time",
+        "TIMETZ '10:00:00+02' AS timetz",
+        "unhex(lpad(to_hex(i), 6, '0')) AS blob",
+        'INTERVAL (i) DAY AS interval',
         '[i, i + 1] AS list',
         "(['a', 'b'])[i % 2 + 1]::ENUM('a', 'b') AS enum",
         // Every length from empty to past the 12 bytes DuckDB keeps inline.
@@ -122,7 +168,6 @@ describe('arrowStream', () => {
       FROM range(${rows}) t(i)`);
     expect(sent).toBe(rows);
     expect(table.numRows).toBe(rows);
-    const pad = (n: number) => String(n).padStart(2, '0');
     const expected: Record<string, (i: number) => unknown> = {
       t8: (i) => i % 100,
       t16: (i) => i * 7 - 10000,
@@ -132,14 +177,22 @@ describe('arrowStream', () => {
       u64: (i) => BigInt(i) * 4000000000000n,
       f32: (i) => Math.fround(i / 8),
       f64: (i) => i / 4,
-      huge: (i) => i * 3,
-      uhuge: (i) => i,
+      huge: (i) => `${(BigInt(i) * 3n - 2500n) * 10n ** 34n}`,
+      uhuge: (i) => `${2n ** 128n - 1n - BigInt(i)}`,
+      d16: (i) => exactDecimal(BigInt(i - 2500), 1),
+      d32: (i) => exactDecimal(BigInt(i - 2500) * 1001n, 3),
+      d64: (i) => exactDecimal(BigInt(i - 2500) * 12345670001n, 4),
+      d128: (i) => exactDecimal(BigInt(i - 2500) * 1234567890123456789012n, 2),
       // apache-arrow reads a timestamp as milliseconds since 1970.
       tz: (i) => Date.UTC(2024, 0, 1) + i * 1000,
       ns: (i) => Date.UTC(2024, 0, 1) + (i * 1001) / 1000,
       ms: (i) => Date.UTC(2024, 0, 1) + i,
       s: (i) => Date.UTC(2024, 0, 1) + i * 1000,
-      time: (i) => `10:${pad(Math.floor((i % 3600) / 60))}:${pad(i % 60)}`,
+      // Microseconds since midnight.
+      time: (i) => 36_000_000_000n + BigInt((i % 3600) * 1000001),
+      timetz: () => '10:00:00+02',
+      blob: (i) => i.toString(16).padStart(6, '0'),
+      interval: (i) => (i === 0 ? '00:00:00' : `${i} day${i === 1 ? '' : 's'}`),
       list: (i) => `[${i}, ${i + 1}]`,
       enum: (i) => (i % 2 ? 'b' : 'a'),
       text: (i) => String.fromCharCode(97 + (i % 26)).repeat(i % 15),
@@ -150,7 +203,7 @@ describe('arrowStream', () => {
       expect({ name, nulls: column.nullCount }).toEqual({ name, nulls: Math.floor(rows / 7) });
       for (let i = 0; i < rows; i++) {
         const want = i % 7 === 6 ? null : value(i);
-        const got: unknown = column.get(i);
+        const got = cell(column.get(i), column.type);
         if (got !== want) wrong.push(`${name} at ${i}: ${String(got)}, not ${String(want)}`);
       }
     }
@@ -166,17 +219,49 @@ describe('arrowStream', () => {
       u64: 'Uint64',
       f32: 'Float32',
       f64: 'Float64',
-      huge: 'Float64',
-      uhuge: 'Float64',
+      // Decimal[precision e scale]; a HUGEINT's 39 digits need a Decimal256 (below).
+      huge: 'Decimal[39e0]',
+      uhuge: 'Decimal[39e0]',
+      d16: 'Decimal[4e+1]',
+      d32: 'Decimal[9e+3]',
+      d64: 'Decimal[18e+4]',
+      d128: 'Decimal[38e+2]',
       tz: 'Timestamp<MICROSECOND, UTC>',
-      ns: 'Timestamp<MICROSECOND>',
-      ms: 'Timestamp<MICROSECOND>',
-      s: 'Timestamp<MICROSECOND>',
-      time: 'Utf8',
+      ns: 'Timestamp<NANOSECOND>',
+      ms: 'Timestamp<MILLISECOND>',
+      s: 'Timestamp<SECOND>',
+      time: 'Time64<MICROSECOND>',
+      timetz: 'Utf8',
+      blob: 'Binary',
+      interval: 'Utf8',
       list: 'Utf8',
       enum: 'Utf8',
       text: 'Utf8',
     });
+    const bitWidth = (name: string) =>
+      (table.schema.fields.find((f) => f.name === name)!.type as Decimal).bitWidth;
+    expect(['huge', 'uhuge', 'd16', 'd128'].map(bitWidth)).toEqual([256, 256, 128, 128]);
+  });
+
+  it('writes the extremes of HUGEINT, UHUGEINT and DECIMAL(38, s) without losing a digit', async () => {
+    const { table } = await exported(`
+      SELECT * FROM (VALUES
+        ('-170141183460469231731687303715884105727'::HUGEINT - 1, 0::UHUGEINT,
+          '-99999999999999999999999999999999999.999'::DECIMAL(38, 3), -1::HUGEINT),
+        ('170141183460469231731687303715884105727'::HUGEINT,
+          '340282366920938463463374607431768211455'::UHUGEINT,
+          '99999999999999999999999999999999999.999'::DECIMAL(38, 3), 9007199254740993::HUGEINT)
+      ) t(huge, uhuge, d, small)`);
+    const column = (name: string) => {
+      const vector = table.getChild(name)!;
+      return [0, 1].map((row) => cell(vector.get(row), vector.type));
+    };
+    expect(['huge', 'uhuge', 'd', 'small'].map(column)).toEqual([
+      ['-170141183460469231731687303715884105728', '170141183460469231731687303715884105727'],
+      ['0', '340282366920938463463374607431768211455'],
+      ['-99999999999999999999999999999999999.999', '99999999999999999999999999999999999.999'],
+      ['-1', '9007199254740993'],
+    ]);
   });
 
   it('sends a batch early once its text reaches the bound', async () => {

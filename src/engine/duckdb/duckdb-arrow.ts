@@ -1,8 +1,10 @@
 import { PassThrough, Readable } from 'node:stream';
 import {
+  Binary,
   Bool,
   DataType,
   DateDay,
+  Decimal,
   Field,
   Float32,
   Float64,
@@ -11,6 +13,8 @@ import {
   Int64,
   Int8,
   Schema,
+  TimeMicrosecond,
+  TimeNanosecond,
   TimeUnit,
   Timestamp,
   Uint16,
@@ -19,7 +23,14 @@ import {
   Uint8,
   Utf8,
 } from 'apache-arrow';
-import { DuckDBConnection, DuckDBDataChunk, DuckDBTypeId, StatementType } from '@duckdb/node-api';
+import {
+  DuckDBConnection,
+  DuckDBDataChunk,
+  DuckDBDecimalType,
+  DuckDBType,
+  DuckDBTypeId,
+  StatementType,
+} from '@duckdb/node-api';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
 import { timeBudget } from '@/engine/duckdb/time-budget';
 import { collectYoungChunks } from '@/engine/process/native-memory';
@@ -30,7 +41,10 @@ import { selectColumns } from '@/engine/export/export-sql';
 import { quoteIdentifier } from '@/engine/sql/sql-text';
 import type { BoundValue } from '@/engine/sql/bound-value';
 
-/** How each DuckDB type becomes an Arrow column (see {@link ArrowColumn}). */
+/**
+ * How each DuckDB type becomes an Arrow column (see {@link ArrowColumn}): the types whose values DuckDB
+ * already holds in Arrow's binary form, copied as they are.
+ */
 const FIXED: Partial<Record<DuckDBTypeId, { type: () => DataType; width: number }>> = {
   [DuckDBTypeId.TINYINT]: { type: () => new Int8(), width: 1 },
   [DuckDBTypeId.SMALLINT]: { type: () => new Int16(), width: 2 },
@@ -44,52 +58,59 @@ const FIXED: Partial<Record<DuckDBTypeId, { type: () => DataType; width: number 
   [DuckDBTypeId.DOUBLE]: { type: () => new Float64(), width: 8 },
   // Days since 1970 as a 32-bit integer in both.
   [DuckDBTypeId.DATE]: { type: () => new DateDay(), width: 4 },
+  // A 64-bit count since 1970 (timestamps) or since midnight (times) in both, in the type's own unit.
+  [DuckDBTypeId.TIMESTAMP_S]: { type: () => new Timestamp(TimeUnit.SECOND), width: 8 },
+  [DuckDBTypeId.TIMESTAMP_MS]: { type: () => new Timestamp(TimeUnit.MILLISECOND), width: 8 },
+  [DuckDBTypeId.TIMESTAMP]: { type: () => new Timestamp(TimeUnit.MICROSECOND), width: 8 },
+  [DuckDBTypeId.TIMESTAMP_NS]: { type: () => new Timestamp(TimeUnit.NANOSECOND), width: 8 },
+  [DuckDBTypeId.TIMESTAMP_TZ]: { type: () => new Timestamp(TimeUnit.MICROSECOND, 'UTC'), width: 8 },
+  [DuckDBTypeId.TIME]: { type: () => new TimeMicrosecond(), width: 8 },
+  [DuckDBTypeId.TIME_NS]: { type: () => new TimeNanosecond(), width: 8 },
 };
 
-const TIMESTAMPS = new Set([
-  DuckDBTypeId.TIMESTAMP,
-  DuckDBTypeId.TIMESTAMP_S,
-  DuckDBTypeId.TIMESTAMP_MS,
-  DuckDBTypeId.TIMESTAMP_NS,
-]);
+/**
+ * HUGEINT and UHUGEINT as Decimal256(39, 0): their values reach 39 digits (2^127 is
+ * 170141183460469231731687303715884105728), which a Decimal128 cannot declare (its precision stops at 38),
+ * so DuckDB's own Arrow export, a Decimal128(38, 0), declares less than its values hold. Each 16-byte value
+ * is widened to 32 bytes (see {@link ArrowColumn.kind} `int128`).
+ */
+const HUGE_PRECISION = 39;
 
-const AS_DOUBLE = new Set([DuckDBTypeId.DECIMAL, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT]);
-
-function arrowColumn(name: string, type: DuckDBTypeId): ArrowColumn {
+function arrowColumn(name: string, type: DuckDBType | DuckDBTypeId): ArrowColumn {
   const quoted = quoteIdentifier(name);
-  const fixed = FIXED[type];
+  const typeId = typeof type === 'number' ? type : type.typeId;
+  const fixed = FIXED[typeId];
   if (fixed) return { name, type: fixed.type(), sql: quoted, kind: 'fixed', width: fixed.width };
-  if (AS_DOUBLE.has(type)) {
+  if (type instanceof DuckDBDecimalType) {
+    // DuckDB keeps a DECIMAL of up to 38 digits in 16 bytes (a HUGEINT, least significant half first), as
+    // Arrow's Decimal128 does; a narrower one, in 2, 4 or 8 bytes, is widened by the query. The field keeps
+    // the column's own precision and scale.
     return {
       name,
-      type: new Float64(),
-      sql: `CAST(${quoted} AS DOUBLE) AS ${quoted}`,
+      type: new Decimal(type.scale, type.width, 128),
+      sql: `CAST(${quoted} AS DECIMAL(38, ${type.scale})) AS ${quoted}`,
       kind: 'fixed',
-      width: 8,
+      width: 16,
     };
   }
-  if (type === DuckDBTypeId.BOOLEAN) {
+  if (typeId === DuckDBTypeId.HUGEINT || typeId === DuckDBTypeId.UHUGEINT) {
+    return {
+      name,
+      type: new Decimal(0, HUGE_PRECISION, 256),
+      sql: quoted,
+      kind: typeId === DuckDBTypeId.HUGEINT ? 'int128' : 'uint128',
+      width: 32,
+    };
+  }
+  if (typeId === DuckDBTypeId.BOOLEAN) {
     return { name, type: new Bool(), sql: quoted, kind: 'bool', width: 0 };
   }
-  if (TIMESTAMPS.has(type)) {
-    return {
-      name,
-      type: new Timestamp(TimeUnit.MICROSECOND),
-      sql: `epoch_us(CAST(${quoted} AS TIMESTAMP)) AS ${quoted}`,
-      kind: 'fixed',
-      width: 8,
-    };
+  if (typeId === DuckDBTypeId.BLOB) {
+    // Kept as DuckDB's strings are (length, then the bytes inline or behind a pointer): copied as text is.
+    return { name, type: new Binary(), sql: quoted, kind: 'utf8', width: 0 };
   }
-  if (type === DuckDBTypeId.TIMESTAMP_TZ) {
-    return {
-      name,
-      type: new Timestamp(TimeUnit.MICROSECOND, 'UTC'),
-      sql: `epoch_us(${quoted}) AS ${quoted}`,
-      kind: 'fixed',
-      width: 8,
-    };
-  }
-  // Text, and what Arrow would need a type of its own for (times, intervals, lists, structs): as text.
+  // Text, and what Arrow has no type for here (times with a time zone, whose offset Arrow's times cannot
+  // hold; intervals, lists, structs, UUIDs, enums): as DuckDB writes them as text.
   return {
     name,
     type: new Utf8(),
@@ -143,7 +164,11 @@ export function arrowStream(
       }
       all = [];
       for (let index = 0; index < probe.columnCount; index++) {
-        all.push(arrowColumn(probe.columnName(index), probe.columnTypeId(index)));
+        // The type's details only for a DECIMAL: DuckDB's client cannot describe a type it has not
+        // resolved yet (a column of a bound value, `SELECT $1`), which is written as text.
+        const typeId = probe.columnTypeId(index);
+        const type = typeId === DuckDBTypeId.DECIMAL ? probe.columnType(index) : typeId;
+        all.push(arrowColumn(probe.columnName(index), type));
       }
     } finally {
       probe.destroySync();

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { DuckDBConnection, DuckDBTypeId, StatementType } from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBDecimalType, DuckDBTypeId, StatementType } from '@duckdb/node-api';
 import { DomainError, NotAcceptableError } from '@/core/errors';
 import type { CsvFormulas } from '@/core/result-builtins';
 import { duckdbParameters } from '@/engine/duckdb/duckdb-binds';
@@ -69,12 +69,12 @@ const KINDS: Partial<Record<DuckDBTypeId, ExportKind>> = {
   [DuckDBTypeId.SMALLINT]: 'number',
   [DuckDBTypeId.INTEGER]: 'number',
   [DuckDBTypeId.BIGINT]: 'number',
-  [DuckDBTypeId.HUGEINT]: 'number',
+  [DuckDBTypeId.HUGEINT]: 'huge',
   [DuckDBTypeId.UTINYINT]: 'number',
   [DuckDBTypeId.USMALLINT]: 'number',
   [DuckDBTypeId.UINTEGER]: 'number',
   [DuckDBTypeId.UBIGINT]: 'number',
-  [DuckDBTypeId.UHUGEINT]: 'number',
+  [DuckDBTypeId.UHUGEINT]: 'huge',
   [DuckDBTypeId.DECIMAL]: 'decimal',
   [DuckDBTypeId.FLOAT]: 'float',
   [DuckDBTypeId.DOUBLE]: 'float',
@@ -85,6 +85,16 @@ const KINDS: Partial<Record<DuckDBTypeId, ExportKind>> = {
   [DuckDBTypeId.TIMESTAMP_MS]: 'timestamp',
   [DuckDBTypeId.TIMESTAMP_NS]: 'timestamp',
   [DuckDBTypeId.TIMESTAMP_TZ]: 'instant',
+  [DuckDBTypeId.TIME]: 'time',
+  [DuckDBTypeId.TIME_NS]: 'time',
+};
+
+/** Digits of the integer types whose values may have more than 15 (see {@link ExportColumn.digits}). */
+const DIGITS: Partial<Record<DuckDBTypeId, number>> = {
+  [DuckDBTypeId.BIGINT]: 19,
+  [DuckDBTypeId.UBIGINT]: 20,
+  [DuckDBTypeId.HUGEINT]: 39,
+  [DuckDBTypeId.UHUGEINT]: 39,
 };
 
 /**
@@ -102,10 +112,20 @@ export async function queryColumns(
     }
     const columns: ExportColumn[] = [];
     for (let index = 0; index < prepared.columnCount; index++) {
-      columns.push({
+      const typeId = prepared.columnTypeId(index);
+      const column: ExportColumn = {
         name: prepared.columnName(index),
-        kind: KINDS[prepared.columnTypeId(index)] ?? 'other',
-      });
+        kind: KINDS[typeId] ?? 'other',
+        digits: DIGITS[typeId],
+      };
+      // The type's details only for a DECIMAL: DuckDB's client cannot describe a type it has not
+      // resolved yet (a column of a bound value, `SELECT $1`).
+      const type = typeId === DuckDBTypeId.DECIMAL ? prepared.columnType(index) : undefined;
+      if (type instanceof DuckDBDecimalType) {
+        column.digits = type.width;
+        column.scale = type.scale;
+      }
+      columns.push(column);
     }
     return columns;
   } finally {

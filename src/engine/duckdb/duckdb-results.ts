@@ -104,6 +104,11 @@ function mappingOf(typeId: DuckDBTypeId): { type: ColumnType; convert: Convert }
   }
 }
 
+/** The schema type clients receive for a DuckDB type. */
+export function schemaType(typeId: DuckDBTypeId): ColumnType {
+  return mappingOf(typeId).type;
+}
+
 /** How one result column reaches clients. */
 export interface ColumnMapping {
   column: ResultColumn;

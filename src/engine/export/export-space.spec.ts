@@ -329,7 +329,7 @@ describe('exports written by DuckDB into the export space', () => {
       { name: 'b', kind: 'boolean' as const },
       { name: 'padded', kind: 'other' as const },
       { name: 'ts', kind: 'timestamp' as const },
-      { name: 'x', kind: 'decimal' as const },
+      { name: 'x', kind: 'decimal' as const, digits: 4, scale: 2 },
     ];
     const source =
       `SELECT 'a<b & "c"' || chr(10) || chr(1) || chr(0) || chr(31) || chr(9) || '>é' AS s, 'inf'::DOUBLE AS n, ` +
@@ -346,7 +346,7 @@ describe('exports written by DuckDB into the export space', () => {
       expect(reader.getRowsJS().map((row) => row[0])).toEqual([
         "<row><c t='inlineStr'><is><t>a&lt;b &amp; &quot;c&quot;&#10;\t&gt;é</t></is></c>" +
           "<c/><c s='1'><v>45352</v></c><c/><c t='inlineStr'><is><t xml:space='preserve'> x</t></is></c>" +
-          "<c s='2'><v>45352.5</v></c><c><v>-1.50</v></c></row>",
+          "<c s='2'><v>45352.5</v></c><c s='6'><v>-1.50</v></c></row>",
         "<row><c/><c><v>2.5</v></c><c/><c t='b'><v>1</v></c>" +
           "<c t='inlineStr'><is><t xml:space='preserve'>y&#10;</t></is></c><c/><c/></row>",
         "<row><c t='inlineStr'><is><t xml:space='preserve'></t></is></c><c><v>0.0</v></c><c/>" +
@@ -354,6 +354,45 @@ describe('exports written by DuckDB into the export space', () => {
       ]);
     } finally {
       connection.closeSync();
+    }
+  });
+});
+
+describe('Excel cells of numbers and times', () => {
+  it('formats decimals at their scale, writes a number of more than 15 digits as its text, times as times', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    const columns = [
+      { name: 'd', kind: 'decimal' as const, digits: 10, scale: 2 },
+      { name: 'd38', kind: 'decimal' as const, digits: 38, scale: 2 },
+      { name: 'whole', kind: 'decimal' as const, digits: 18, scale: 0 },
+      { name: 'big', kind: 'number' as const, digits: 19 },
+      { name: 'huge', kind: 'huge' as const, digits: 39 },
+      { name: 'small', kind: 'number' as const },
+      { name: 't', kind: 'time' as const },
+    ];
+    const source =
+      `SELECT 2320.80::DECIMAL(10, 2) AS d, 12345678901234567890.12::DECIMAL(38, 2) AS d38, ` +
+      `123456789012345678::DECIMAL(18, 0) AS whole, 9007199254740993::BIGINT AS big, ` +
+      `-170141183460469231731687303715884105727::HUGEINT AS huge, 7::INTEGER AS small, TIME '12:00:00' AS t ` +
+      `UNION ALL SELECT -0.05, -9999999999999.99, 999999999999999, -999999999999999, 1000, NULL, TIME '06:00:00'`;
+    const statement = copyStatement(source, columns, 'xlsx', '/unused');
+    const select = /^COPY \((.*)\) TO /s.exec(statement)?.[1] ?? '';
+    try {
+      const rows = (await connection.runAndReadAll(select)).getRowsJS().map((row) => row[0]);
+      const text = (value: string) => `<c t='inlineStr'><is><t>${value}</t></is></c>`;
+      expect(rows).toEqual([
+        `<row><c s='6'><v>2320.80</v></c>${text('12345678901234567890.12')}` +
+          `${text('123456789012345678')}${text('9007199254740993')}` +
+          `${text('-170141183460469231731687303715884105727')}<c><v>7</v></c>` +
+          `<c s='3'><v>0.5</v></c></row>`,
+        `<row><c s='6'><v>-0.05</v></c><c s='6'><v>-9999999999999.99</v></c>` +
+          `<c s='4'><v>999999999999999</v></c><c><v>-999999999999999</v></c><c><v>1000</v></c><c/>` +
+          `<c s='3'><v>0.25</v></c></row>`,
+      ]);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
     }
   });
 });

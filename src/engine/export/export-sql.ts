@@ -1,16 +1,36 @@
 import { InvalidRequestError } from '@/core/errors';
 import type { CsvFormulas, ExportFormat } from '@/core/result-builtins';
 import { escapedCsvSql } from '@/engine/export/csv-cells';
+import { XLSX_STYLE, xlsxDecimalStyle } from '@/engine/export/xlsx-styles';
 import { quoteIdentifier, quoteString } from '@/engine/sql/sql-text';
 
 /** What an export needs to know of a column's DuckDB type to write it. */
 export type ExportKind =
-  'number' | 'decimal' | 'float' | 'boolean' | 'date' | 'timestamp' | 'instant' | 'other';
+  | 'number'
+  | 'decimal'
+  | 'float'
+  | 'boolean'
+  | 'date'
+  | 'timestamp'
+  | 'instant'
+  | 'time'
+  | 'huge'
+  | 'other';
 
 export interface ExportColumn {
   name: string;
   kind: ExportKind;
+  /** Digits a value may have (a decimal's precision, 19 or more for BIGINT and wider), when over 15. */
+  digits?: number;
+  /** A decimal's scale. */
+  scale?: number;
 }
+
+/**
+ * The digits Excel keeps of a number: it holds a double, and reads and shows at most 15 significant
+ * digits of it, so a value of more digits would lose its last ones.
+ */
+export const XLSX_DIGITS = 15;
 
 /** The formats DuckDB writes itself with `COPY ... TO`: every one but Arrow. */
 export type CopyFormat = Exclude<ExportFormat, 'arrow'>;
@@ -97,48 +117,101 @@ function xmlText(expression: string): string {
 }
 
 /**
+ * A number cell of `name` (in the style `style`), or, when the column may hold values of more than
+ * {@link XLSX_DIGITS} digits, for such a value an inline text cell of all its digits, which Excel would
+ * otherwise round: what Excel itself advises for long numbers (identifiers, amounts in the trillions
+ * with cents). `limit` is the magnitude from which a value is written as text.
+ */
+function numberCell(name: string, style: string, limit: string | undefined): string[] {
+  const text = `CAST(${name} AS VARCHAR)`;
+  if (limit === undefined) return [`<c${style}><v>`, text, '</v></c>'];
+  const fits = `abs(${name}) < ${limit}`;
+  return [
+    `CASE WHEN ${fits} THEN ${quoteString(`<c${style}><v>`)} ELSE '<c t=''inlineStr''><is><t>' END`,
+    text,
+    `CASE WHEN ${fits} THEN '</v></c>' ELSE '</t></is></c>' END`,
+  ];
+}
+
+/** The pieces of a cell after its first: literal text quoted, expressions as they are. */
+type CellPieces = [open: string, ...rest: string[]];
+
+/**
  * One cell of a worksheet row (SpreadsheetML, ECMA-376 part 1 §18.3.1.4), as the SQL arguments of the
- * row's `concat`: numbers as numbers, booleans as booleans, dates and timestamps as Excel serial numbers
- * in the date styles of {@link XLSX_STYLES}, the rest as inline text. A NULL is an empty cell, so the
- * cells after it keep their column. Attributes are single-quoted, which keeps the SQL's string literals
- * short. The pieces are arguments of one `concat` for the whole row rather than `||` per piece: DuckDB
- * then builds each row's string once instead of once per piece (a third less time for the same bytes).
+ * row's `concat`: numbers as numbers (decimals in the style of their scale, see {@link XLSX_STYLES}),
+ * booleans as booleans, dates, timestamps and times as Excel serial numbers in the date and time styles,
+ * the rest as inline text. A NULL is an empty cell, so the cells after it keep their column. Attributes
+ * are single-quoted, which keeps the SQL's string literals short. The pieces are arguments of one `concat`
+ * for the whole row rather than `||` per piece: DuckDB then builds each row's string once instead of once
+ * per piece (a third less time for the same bytes).
  */
 function xlsxCell(column: ExportColumn): string[] {
   const name = quoteIdentifier(column.name);
-  const [open, ...rest] = ((): string[] => {
+  /** Pieces of SQL: literal text is marked by being quoted here already. */
+  const literal = (text: string) => quoteString(text);
+  const wide = (column.digits ?? 0) > XLSX_DIGITS;
+  const pieces = ((): CellPieces => {
     switch (column.kind) {
       case 'number':
-      case 'decimal':
-      case 'float':
-        return ['<c><v>', `CAST(${name} AS VARCHAR)`, '</v></c>'];
+      case 'huge':
+      case 'float': {
+        const [open, text, close] = numberCell(
+          name,
+          '',
+          wide ? `1${'0'.repeat(XLSX_DIGITS)}` : undefined,
+        );
+        return wide ? [open, text, close] : [literal(open), text, literal(close)];
+      }
+      case 'decimal': {
+        const scale = column.scale ?? 0;
+        const style = ` s='${xlsxDecimalStyle(scale)}'`;
+        // A value of 15 digits at most, counting the scale's: below 10^(15 - scale).
+        const limit = wide ? `1${'0'.repeat(Math.max(XLSX_DIGITS - scale, 0))}` : undefined;
+        const [open, text, close] = numberCell(name, style, limit);
+        return wide ? [open, text, close] : [literal(open), text, literal(close)];
+      }
       case 'boolean':
-        return ["<c t='b'><v>", `CASE WHEN ${name} THEN '1' ELSE '0' END`, '</v></c>'];
+        return [
+          literal("<c t='b'><v>"),
+          `CASE WHEN ${name} THEN '1' ELSE '0' END`,
+          literal('</v></c>'),
+        ];
       case 'date':
-        return ["<c s='1'><v>", `CAST(${name} - DATE '1899-12-30' AS VARCHAR)`, '</v></c>'];
+        return [
+          literal(`<c s='${XLSX_STYLE.date}'><v>`),
+          `CAST(${name} - DATE '1899-12-30' AS VARCHAR)`,
+          literal('</v></c>'),
+        ];
       case 'timestamp':
       case 'instant':
         return [
-          "<c s='2'><v>",
+          literal(`<c s='${XLSX_STYLE.timestamp}'><v>`),
           `CAST(epoch_us(${name}) / 86400000000.0 + 25569 AS VARCHAR)`,
-          '</v></c>',
+          literal('</v></c>'),
+        ];
+      case 'time':
+        // The fraction of a day.
+        return [
+          literal(`<c s='${XLSX_STYLE.time}'><v>`),
+          `CAST(epoch_us(${name}) / 86400000000.0 AS VARCHAR)`,
+          literal('</v></c>'),
         ];
       case 'other': {
         const text = `left(CAST(${name} AS VARCHAR), 32767)`;
         // xml:space only where it matters (text beginning or ending with white space, which Excel would
         // trim without it): a fifth of a typical row's bytes less to write and to deflate.
         const space = `CASE WHEN ascii(${text}) > 32 AND ascii(right(${text}, 1)) > 32 THEN '>' ELSE ' xml:space=''preserve''>' END`;
-        return ["<c t='inlineStr'><is><t", space, xmlText(text), '</t></is></c>'];
+        return [literal("<c t='inlineStr'><is><t"), space, xmlText(text), literal('</t></is></c>')];
       }
     }
   })();
   // A non-finite double has no cell form: empty, like NULL.
   const empty =
     column.kind === 'float' ? `${name} IS NULL OR NOT isfinite(${name})` : `${name} IS NULL`;
-  const close = quoteString(rest.pop() ?? '');
+  const [open, ...rest] = pieces;
   return [
-    `CASE WHEN ${empty} THEN '<c/>' ELSE ${quoteString(open ?? '')} END`,
-    ...[...rest, close].map((piece) => `CASE WHEN ${empty} THEN NULL ELSE ${piece} END`),
+    `CASE WHEN ${empty} THEN '<c/>' ELSE ${open} END`,
+    ...rest.map((piece) => `CASE WHEN ${empty} THEN NULL ELSE ${piece} END`),
   ];
 }
 
@@ -174,6 +247,17 @@ function csvCopy(columns: readonly ExportColumn[], formulas: CsvFormulas): [stri
   return [list.join(', '), `HEADER false, NEW_LINE '\r\n'${quote}`];
 }
 
+/**
+ * A column of a Parquet export. DuckDB's Parquet writer turns HUGEINT and UHUGEINT into DOUBLE, which
+ * loses the digits past 2^53 (a SUM of BIGINTs is a HUGEINT): they are written as DECIMAL(38, 0) instead,
+ * exact. A value of 39 digits (beyond ±10^38, near the types' limits) fails the export with DuckDB's
+ * conversion error rather than being written rounded.
+ */
+function parquetValue(column: ExportColumn): string {
+  const name = quoteIdentifier(column.name);
+  return column.kind === 'huge' ? `CAST(${name} AS DECIMAL(38, 0)) AS ${name}` : name;
+}
+
 /** The header row of a worksheet, in XML. */
 export function xlsxHeader(columns: readonly ExportColumn[]): string {
   const cells = columns
@@ -195,7 +279,8 @@ export function xlsxHeader(columns: readonly ExportColumn[]): string {
  * its bound values (`$1`, ...): the statement is prepared and bound like any other.
  * - csv: RFC 4180, CRLF, text cells as `csvFormulas` says (see {@link csvCopy});
  * - ndjson: one JSON object per line;
- * - parquet: DuckDB's Parquet writer (Snappy), in row groups of {@link PARQUET_ROW_GROUP_ROWS} rows;
+ * - parquet: DuckDB's Parquet writer (Snappy), in row groups of {@link PARQUET_ROW_GROUP_ROWS} rows, huge
+ *   integers as decimals (see {@link parquetValue});
  * - xlsx: the worksheet's `<row>` elements, one per line, which {@link XlsxWriter} puts inside the
  *   worksheet; the row limit is checked with a LIMIT of one row more.
  */
@@ -216,7 +301,7 @@ export function copyStatement(
     case 'ndjson':
       return `COPY (SELECT ${columns.map(timestampText).join(', ')} ${from}) TO ${target} (FORMAT json)`;
     case 'parquet':
-      return `COPY (SELECT ${columns.map((c) => quoteIdentifier(c.name)).join(', ')} ${from}) TO ${target} (FORMAT parquet, ROW_GROUP_SIZE ${PARQUET_ROW_GROUP_ROWS})`;
+      return `COPY (SELECT ${columns.map(parquetValue).join(', ')} ${from}) TO ${target} (FORMAT parquet, ROW_GROUP_SIZE ${PARQUET_ROW_GROUP_ROWS})`;
     case 'xlsx': {
       const row = `concat(${["'<row>'", ...columns.flatMap(xlsxCell), "'</row>'"].join(', ')})`;
       // One column, never holding the delimiter (a control character, removed from text) or a line break

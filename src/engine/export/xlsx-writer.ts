@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { XLSX_STYLES } from '@/engine/export/xlsx-styles';
 import { zipParts } from '@/engine/export/zip-writer';
 
 /**
@@ -78,17 +79,3 @@ function workbook(name: string): string {
     `<sheets><sheet name="${escaped}" sheetId="1" r:id="rId1"/></sheets></workbook>`
   );
 }
-
-/** Cell styles: 0 plain, 1 a date (built-in format 14), 2 a date and time. */
-export const XLSX_STYLES =
-  `${XML}<styleSheet xmlns="${MAIN}">` +
-  '<numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss"/></numFmts>' +
-  '<fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts>' +
-  '<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>' +
-  '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +
-  '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
-  '<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' +
-  '<xf numFmtId="14" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>' +
-  '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs>' +
-  '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>' +
-  '</styleSheet>';
