@@ -29,12 +29,18 @@ import { MetricsModule } from '@/metrics/metrics.module';
 import { McpModule } from '@/mcp/mcp.module';
 import { ParameterWidgetsModule } from '@/parameter-widgets/parameter-widgets.module';
 import { ProjectModule } from '@/config/project.module';
+import type { Project } from '@/core/project/project';
 import { UsersModule } from '@/users/users.module';
 
 @Module({})
 export class AppModule {
   /** The configuration is validated before Nest starts, so modules that depend on it are chosen here. */
-  static forRoot(config: AppConfig, logger: JsonLogger, secrets: Secrets): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    logger: JsonLogger,
+    secrets: Secrets,
+    project?: Project,
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -42,7 +48,7 @@ export class AppModule {
         DatabaseModule,
         CacheModule,
         AuditModule,
-        ProjectModule,
+        ProjectModule.forRoot(project),
         BuildsModule,
         WebhooksModule,
         EngineModule,

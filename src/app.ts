@@ -18,6 +18,7 @@ import { AppConfig } from '@/config/config';
 import { SERVICE_VERSION } from '@/config/service-version';
 import { resolveSecrets } from '@/config/secrets';
 import { ServedProject } from '@/core/project/served-project';
+import type { Project } from '@/core/project/project';
 import { setUpDocs } from '@/openapi/openapi-document';
 import { FastRoutes } from '@/http/fast-route/fast-routes';
 import { fastRouteSafe } from '@/http/fast-route/fast-route-safe';
@@ -31,10 +32,11 @@ import { isOAuthLibraryPath } from '@/oauth/oauth-paths';
 export async function createApp(
   config: AppConfig,
   logger: JsonLogger,
+  project?: Project,
 ): Promise<NestExpressApplication> {
   const secrets = resolveSecrets(config);
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(config, logger, secrets),
+    AppModule.forRoot(config, logger, secrets, project),
     {
       logger,
       bodyParser: false,

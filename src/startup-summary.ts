@@ -36,6 +36,16 @@ export async function startupSummary(
     queue: queue === 'bullmq' ? 'redis (BullMQ)' : 'in-process',
     ...(envFile ? { envFile } : {}),
   });
+  const webhooks = config.webhooks.urls;
+  if (webhooks.length > 0) {
+    // Which receivers are told of every build's end. Only the origins: a receiver's path or query often
+    // holds its own secret (a chat service's hook URL), and the log is read by more people than the config.
+    logger.emit('info', 'webhooks configured', {
+      endpoints: webhooks.map((url) => new URL(url).origin),
+      events: ['build.succeeded', 'build.failed'],
+      maxAttempts: config.webhooks.maxAttempts,
+    });
+  }
   const secrets = app.get<Secrets>(SECRETS);
   // A rotation's end is a time: say it, and say when the variables have become useless.
   const previous = secrets.previousJwtSecrets;

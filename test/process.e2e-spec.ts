@@ -185,7 +185,9 @@ describe('the server process', () => {
       timeout: 20000,
     });
     dir.remove();
-    expect(result.status).toBe(1);
+    // 78 (EX_CONFIG): no earlier build to serve meanwhile; `drey dev` waits for a fix on it.
+    expect(result.status).toBe(78);
+    expect(result.stderr).toContain('Nothing is served: there is no earlier build of this project');
     expect(result.stderr).toContain('project.yml at name:');
     expect(result.stderr).toContain('project.yml at major_version:');
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/);

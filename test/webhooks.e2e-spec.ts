@@ -120,6 +120,17 @@ describe.each([
       notifications: Notification[];
     }[];
 
+  it('says at start-up which receivers are configured, without their paths', () => {
+    const line = t.server.logs.find((entry) => entry.msg === 'webhooks configured');
+    const origin = new URL(receiver.url).origin;
+    expect(line).toMatchObject({
+      level: 'info',
+      endpoints: [origin, origin, origin],
+      events: ['build.succeeded', 'build.failed'],
+    });
+    expect(JSON.stringify(t.server.logs)).not.toContain('kept-out-of-the-history');
+  });
+
   it('sends a signed event to every webhook, retries with back-off, and never holds the build', async () => {
     const reply = await api.request('POST', `${P}/build`, { token: admin });
     expect(reply.status).toBe(200);

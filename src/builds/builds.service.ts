@@ -7,6 +7,7 @@ import { BuildQueue, Submission } from '@/builds/build-queue';
 import { BuildRunner, errorMessage, INTERRUPTED, wasInterrupted } from '@/builds/build-runner';
 import { DomainError, type ErrorCode, NotFoundError, NotReadyError } from '@/core/errors';
 import { JsonLogger } from '@/runtime/json-logger';
+import { startupStep } from '@/runtime/startup-step';
 import type { BuildRun, BuildTrigger } from '@/database/tables/build-runs.entity';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
 import type { BuildSchedule } from '@/core/project/build-schedule';
@@ -17,7 +18,8 @@ import { Engine } from '@/engine/engine';
 import { BuildInterruptedError } from '@/engine/materialize/materialize-environment';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
 import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
-import { ProjectError } from '@/core/project-errors';
+import { describeProblem, ProjectError } from '@/core/project-errors';
+import type { Project } from '@/core/project/project';
 import { MetricsService } from '@/metrics/metrics.service';
 
 // A queue store that does not answer within this time is down: say so instead of hanging.
@@ -87,15 +89,7 @@ export class BuildsService implements OnApplicationBootstrap {
       });
       await this.rebuild('the build served lacks tables of the project');
     } else if (this.engine.ready) {
-      // Served from an earlier build: the project's SQL (perhaps edited since) must still plan on it.
-      const problems = await this.engine.checkModels(await this.parameters.catalog());
-      if (problems.length > 0) {
-        const error = new ProjectError(problems);
-        error.message +=
-          '\n(planned on the environment built last: if the build models changed since, rebuild with ' +
-          '`npm run drey -- build`)';
-        throw error;
-      }
+      await this.checkServedProject();
     } else {
       const foreign = this.engine.environments.foreign;
       if (foreign) {
@@ -108,6 +102,48 @@ export class BuildsService implements OnApplicationBootstrap {
       // The first start builds; readiness waits for it. Another process may already be building.
       void this.firstBuild();
     }
+  }
+
+  /**
+   * Served from an earlier build, the project's SQL (perhaps edited since) must still plan on it. When it
+   * does not, or the folder did not load at all (main.ts then started with the project kept with that
+   * build), the build goes on serving the project it was built from, as after a failed build, and the log
+   * says what is wrong, where, and what to do: fix the files (a rebuild of the same files would fail the
+   * same way), or, when the build models changed since, a build is started here for the new tables.
+   */
+  private async checkServedProject(): Promise<void> {
+    const served = this.engine.project;
+    startupStep(this.logger, "checking the project's SQL on the build served", {
+      buildId: this.engine.environments.currentId,
+    });
+    const problems = await this.engine.checkModels(await this.parameters.catalog());
+    if (problems.length === 0) {
+      // What a later start falls back to when the folder no longer checks out.
+      this.engine.keepServedProject();
+      return;
+    }
+    const kept = this.engine.keptProject();
+    if (!kept) {
+      // A build made by an earlier version kept no project: nothing else to serve it with.
+      const error = new ProjectError(problems);
+      error.message +=
+        '\n(planned on the build served, which kept no copy of the project it was built from: fix the ' +
+        'files named above; if a build model changed since, `npm run drey -- build` makes its tables)';
+      throw error;
+    }
+    await this.engine.serveWithCurrentBuild(kept.project);
+    const buildModelsChanged = builtModels(served) !== builtModels(kept.project);
+    this.logger.emit('error', 'the project does not check out: serving the last good build', {
+      buildId: kept.buildId,
+      projectDir: served.dir,
+      problems: problems.map(describeProblem),
+      hint: buildModelsChanged
+        ? 'its build models changed since that build: building the project as it is now; if that ' +
+          'build fails too, fix the files named, then save (drey dev) or rebuild (POST P/build, SIGHUP)'
+        : 'fix the files named, then save (drey dev) or rebuild (POST P/build, SIGHUP); until then the ' +
+          'project as it was at that build is served',
+    });
+    if (buildModelsChanged) await this.rebuild('the project checks out only with new tables');
   }
 
   /**
@@ -402,4 +438,13 @@ export class BuildsService implements OnApplicationBootstrap {
 function failureCode(run: BuildRun): ErrorCode {
   if (run.fault === 'interrupted' || wasInterrupted(run.error)) return 'build_interrupted';
   return run.fault === 'project' ? 'invalid_project' : 'build_failed';
+}
+
+/** What a build makes of a project (its seeds, sources and build models): equal text, equal tables. */
+function builtModels(project: Project): string {
+  return JSON.stringify(
+    project.models.filter(
+      (model) => model.kind === 'seed' || model.kind === 'source' || model.kind === 'build',
+    ),
+  );
 }

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { EXIT_PROJECT_INVALID } from '@/runtime/exit-codes';
 import { join, relative } from 'node:path';
 import { watch } from 'chokidar';
 import { validate } from '@/cli/cli-commands';
@@ -15,7 +16,9 @@ const NAMED_CHANGES = 20;
 /**
  * `drey dev`: serves the project as `npm start` does, in a child process, and watches its folder. On a
  * change it checks the project whole (files and SQL, as `validate`) and prints the problems, or asks the
- * server to rebuild (SIGHUP), which reads the folder again and switches to it.
+ * server to rebuild (SIGHUP), which reads the folder again and switches to it. A project broken at the
+ * start is the server's to handle: it serves the last good build and says what is wrong; with no build to
+ * serve it exits, and dev starts it again once a change makes the project check out.
  *
  * The watcher is chokidar, not Node's recursive `fs.watch`: on Linux, Node 20 watches each file's inode,
  * so a file saved by rename (vim, `sed -i`, most IDEs' "safe write") was never seen again. chokidar
@@ -29,11 +32,29 @@ export async function dev(
   output: CliOutput,
   dataDir?: string,
 ): Promise<number> {
-  const server = spawn(process.execPath, [join(__dirname, '..', 'main.js')], {
-    env: { ...env, PROJECT_DIR: projectDir },
-    stdio: 'inherit',
-  });
   const say = (line: string) => output.err(`drey dev: ${line}`);
+  // The server, while one runs: none while the project does not load and no earlier build can be served
+  // (it exits EXIT_PROJECT_INVALID then), until a change makes the project check out.
+  let server: ChildProcess | undefined;
+  let stopping = false;
+  let finish: (code: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  const startServer = () => {
+    const child = spawn(process.execPath, [join(__dirname, '..', 'main.js')], {
+      env: { ...env, PROJECT_DIR: projectDir },
+      stdio: 'inherit',
+    });
+    server = child;
+    child.once('exit', (code, signal) => {
+      if (server === child) server = undefined;
+      if (code === EXIT_PROJECT_INVALID && !stopping) {
+        say('nothing to serve until the project checks out: waiting for a change');
+        return;
+      }
+      finish(code ?? (signal ? 0 : 1));
+    });
+  };
+  startServer();
   let timer: NodeJS.Timeout | undefined;
   let checking = Promise.resolve();
   const changed = new Set<string>();
@@ -49,7 +70,16 @@ export async function dev(
     timer = setTimeout(() => {
       const files = [...changed];
       changed.clear();
-      checking = checking.then(() => rebuild(projectDir, env, limits, server, files, say, output));
+      checking = checking.then(async () => {
+        if (!(await check(projectDir, env, limits, files, say, output))) return;
+        if (server) {
+          say('the project checks out; rebuilding');
+          server.kill('SIGHUP');
+        } else if (!stopping) {
+          say('the project checks out; starting the server');
+          startServer();
+        }
+      });
     }, SETTLE_MS);
   });
   watcher.on('error', (error) =>
@@ -59,13 +89,15 @@ export async function dev(
   watcher.once('ready', () =>
     say(`watching ${projectDir}; a change is checked, then built and served`),
   );
-  const forward = (signal: NodeJS.Signals) => server.kill(signal);
+  const forward = (signal: NodeJS.Signals) => {
+    stopping = true;
+    if (server) server.kill(signal);
+    else finish(0);
+  };
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
   try {
-    return await new Promise<number>((resolve) =>
-      server.once('exit', (code, signal) => resolve(code ?? (signal ? 0 : 1))),
-    );
+    return await finished;
   } finally {
     clearTimeout(timer);
     await watcher.close();
@@ -74,15 +106,15 @@ export async function dev(
   }
 }
 
-async function rebuild(
+/** Checks the project whole after a change; prints its problems and returns false when it has any. */
+async function check(
   projectDir: string,
   env: Env,
   limits: EngineLimits,
-  server: ChildProcess,
   files: string[],
   say: (line: string) => void,
   output: CliOutput,
-): Promise<void> {
+): Promise<boolean> {
   const named =
     files.length > NAMED_CHANGES
       ? `${files.slice(0, NAMED_CHANGES).join(', ')} and more`
@@ -92,11 +124,10 @@ async function rebuild(
     // As `validate` checks it: the problems of its files and those of the SQL they leave whole, in one
     // report (not the files' first, then the SQL's after another save). Its summary is not printed here.
     await validate(projectDir, { env, limits }, { out: () => undefined });
+    return true;
   } catch (error) {
     output.err(error instanceof Error ? error.message : String(error));
     say('not rebuilt: the server goes on serving the last good build');
-    return;
+    return false;
   }
-  say('the project checks out; rebuilding');
-  server.kill('SIGHUP');
 }

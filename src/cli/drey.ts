@@ -64,7 +64,8 @@ export async function main(argv: readonly string[], given: Env, output: CliOutpu
     if (args.command === 'dev') {
       const { dev } = await import('./dev-command');
       const projectDir = args.project ? resolve(args.project) : config.projectDir;
-      loadProject(projectDir);
+      // Not loaded here: a project that does not load is the server's to handle (it serves the last good
+      // build, or exits for dev to wait for a fix).
       return await dev(projectDir, env, config.engine, output, config.dataDir);
     }
     await projectCommand(

@@ -17,6 +17,11 @@ export class ProjectError extends Error {
   }
 }
 
+/** A problem as one line (of the log): the file, where in it, and what is wrong. */
+export function describeProblem(problem: ProjectProblem): string {
+  return `${problem.file}${problem.path ? ` at ${problem.path}` : ''}: ${problem.message}`;
+}
+
 /** Collects problems while a file is checked, so that all of them are reported at once. */
 export class Problems {
   readonly list: ProjectProblem[] = [];

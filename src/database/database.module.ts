@@ -1,6 +1,7 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { JsonLogger } from '@/runtime/json-logger';
+import { startupStep } from '@/runtime/startup-step';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Database } from '@/database/database';
 import { logStaleLock } from '@/database/embedded/embedded-lock';
@@ -39,8 +40,11 @@ const REPOSITORIES = [
     {
       provide: Database,
       inject: [APP_CONFIG, JsonLogger],
-      useFactory: (config: AppConfig, logger: JsonLogger) =>
-        Database.open({
+      useFactory: async (config: AppConfig, logger: JsonLogger) => {
+        startupStep(logger, 'opening the database', {
+          database: config.databaseUrl ? 'postgres' : 'embedded',
+        });
+        const database = await Database.open({
           databaseUrl: config.databaseUrl,
           dataDir: config.dataDir,
           embedded: {
@@ -51,7 +55,12 @@ const REPOSITORIES = [
           waitMs: config.databaseWaitMs,
           onWait: (reason, waitedMs) =>
             logger.emit('warn', 'waiting for the database', { reason, waitedMs }),
-        }),
+        });
+        startupStep(logger, 'database open, its schema current', {
+          migrationsApplied: database.migrationsApplied.length,
+        });
+        return database;
+      },
     },
     { provide: DataSource, inject: [Database], useFactory: (db: Database) => db.dataSource },
     ...REPOSITORIES,

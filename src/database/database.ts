@@ -34,6 +34,8 @@ export class Database {
     readonly dataSource: DataSource,
     readonly kind: 'postgres' | 'embedded',
     private readonly embedded?: EmbeddedPostgres,
+    /** The migrations this open applied (none once the schema is current). */
+    readonly migrationsApplied: string[] = [],
   ) {}
 
   static async open(options: DatabaseOptions): Promise<Database> {
@@ -80,15 +82,16 @@ export class Database {
             query_timeout: 15000,
           },
     });
+    let applied: string[] = [];
     try {
       await dataSource.initialize();
-      if (options.migrate) await migrate(dataSource, !single);
+      if (options.migrate) applied = await migrate(dataSource, !single);
     } catch (error) {
       if (dataSource.isInitialized) await dataSource.destroy();
       await embedded?.stop();
       throw error;
     }
-    return new Database(dataSource, single ? 'embedded' : 'postgres', embedded);
+    return new Database(dataSource, single ? 'embedded' : 'postgres', embedded, applied);
   }
 
   /**
@@ -111,15 +114,14 @@ export class Database {
 // Several server processes may start at once on one Postgres: an advisory lock lets one migrate at a time.
 const MIGRATION_LOCK = 4465_0001;
 
-async function migrate(dataSource: DataSource, lock: boolean): Promise<void> {
+async function migrate(dataSource: DataSource, lock: boolean): Promise<string[]> {
   if (!lock) {
-    await dataSource.runMigrations({ transaction: 'each' });
-    return;
+    return (await dataSource.runMigrations({ transaction: 'each' })).map((done) => done.name);
   }
   const runner = dataSource.createQueryRunner();
   try {
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await dataSource.runMigrations({ transaction: 'each' });
+    return (await dataSource.runMigrations({ transaction: 'each' })).map((done) => done.name);
   } finally {
     await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     await runner.release();

@@ -1,5 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { JsonLogger } from '@/runtime/json-logger';
+import { startupStep } from '@/runtime/startup-step';
 import { APP_CONFIG, AppConfig } from '@/config/config';
 import { Engine } from '@/engine/engine';
 import { ServedProject } from '@/core/project/served-project';
@@ -36,11 +37,18 @@ import { ServedProject } from '@/core/project/served-project';
   exports: [Engine],
 })
 export class EngineModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(@Inject(Engine) private readonly engine: Engine) {}
+  constructor(
+    @Inject(Engine) private readonly engine: Engine,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
+  ) {}
 
   /** Opens the environment built last; without one, the builds service starts the first build. */
   async onModuleInit(): Promise<void> {
-    await this.engine.open();
+    startupStep(this.logger, 'opening the build served last');
+    const opened = await this.engine.open();
+    startupStep(this.logger, opened ? 'build opened' : 'no build yet: the first one starts', {
+      buildId: this.engine.environments.currentId ?? null,
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

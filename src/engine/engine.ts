@@ -115,7 +115,8 @@ export class Engine {
     this.environments = new EnvironmentManager(
       options.dataDir,
       (environment) => {
-        environment.project ??= this.projectOnDisk();
+        // At start the project was read a moment ago (main.ts): not read again for the build opened.
+        environment.project ??= this.opening ? this.project : this.projectOnDisk(environment.id);
         this.served.replace(environment.project);
         this.reads.clear();
         this.servedThisTurn = undefined;
@@ -146,17 +147,58 @@ export class Engine {
    * The project folder as it is now, for a build another process made (from the same files: replicas
    * serve one project); when it does not load, the project served so far.
    */
-  private projectOnDisk(): Project {
+  private projectOnDisk(buildId: string): Project {
     try {
       return loadProject(this.project.dir);
     } catch {
-      return this.project;
+      return this.environments.keptProject(buildId, this.project.dir) ?? this.project;
     }
   }
 
+  /** True while {@link open} runs. */
+  private opening = false;
+
   /** Opens the environment built last, if any; false means a first build is needed. */
-  open(): Promise<boolean> {
-    return this.environments.open();
+  async open(): Promise<boolean> {
+    this.opening = true;
+    try {
+      return await this.environments.open();
+    } finally {
+      this.opening = false;
+    }
+  }
+
+  /**
+   * The project kept with the build served (the one it was built from, or checked on at a start since),
+   * when it is not the project served now; undefined otherwise, or when that build kept none (made by an
+   * earlier version).
+   */
+  keptProject(): { buildId: string; project: Project } | undefined {
+    const buildId = this.environments.currentId;
+    if (buildId === undefined) return undefined;
+    const project = this.environments.keptProject(buildId, this.project.dir);
+    return project && { buildId, project };
+  }
+
+  /** Keeps the project served as the one the build served goes with: it checked out on that build. */
+  keepServedProject(): void {
+    const buildId = this.environments.currentId;
+    if (buildId !== undefined) this.environments.keepProject(buildId, this.project);
+  }
+
+  /**
+   * Serves `project` with the build served now instead of the project it was opened with: the project
+   * kept with that build, when the folder's own no longer checks out on it.
+   */
+  serveWithCurrentBuild(project: Project): Promise<void> {
+    return this.environments.use((environment) => {
+      environment.project = project;
+      environment.missingTables = undefined;
+      this.served.replace(project);
+      this.reads.clear();
+      this.servedThisTurn = undefined;
+      return Promise.resolve();
+    });
   }
 
   get ready(): boolean {

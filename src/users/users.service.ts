@@ -52,19 +52,19 @@ export class UsersService implements OnApplicationBootstrap {
     });
     await this.users.setAdmin(ADMIN, true);
     await this.tokenRecords.changed();
-    if (this.adminCreated || (await this.checkPassword(ADMIN, this.secrets.adminPassword))) return;
+    // Only a password the operator set (ADMIN_PASSWORD) can be "not applied": the one kept in secrets.json
+    // is the service's own, generated once and shown when it created the admin, and an admin whose password
+    // differs from it changed it (the tutorial's flow: ADMIN_PASSWORD at the first start, none later), which
+    // is nothing to act on at every start.
+    if (this.adminCreated || !this.secrets.adminPasswordFromEnvironment) return;
+    if (await this.checkPassword(ADMIN, this.secrets.adminPassword)) return;
     // The configured password sets the one the admin user is created with; afterwards the stored one rules
     // (changed through the API or `drey users reset-password`), and a database restored from a copy keeps
     // the password it had. Say so rather than let the operator try a password that does not work.
-    const hint = 'To set it now: npm run drey -- users reset-password admin';
-    this.adminPasswordNotApplied = this.secrets.adminPasswordFromEnvironment
-      ? 'ADMIN_PASSWORD was not applied: the admin user exists already, with another password ' +
-        '(ADMIN_PASSWORD applies only when that user is created). ' +
-        hint
-      : 'The admin user exists already, with a password other than the one kept in secrets.json (it was ' +
-        'changed, set by ADMIN_PASSWORD at its creation, or the database was restored from a copy): sign ' +
-        'in with its current password. ' +
-        hint;
+    this.adminPasswordNotApplied =
+      'ADMIN_PASSWORD was not applied: the admin user exists already, with another password ' +
+      '(ADMIN_PASSWORD applies only when that user is created). To set it now: npm run drey -- users ' +
+      'reset-password admin, or unset ADMIN_PASSWORD to silence this warning';
     this.logger.emit('warn', this.adminPasswordNotApplied);
   }
 

@@ -10,43 +10,23 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { NotReadyError } from '@/core/errors';
+import type { Project } from '@/core/project/project';
+import { projectSnapshot } from '@/core/project/project-snapshot';
+import {
+  checkBuildId,
+  ForeignBuild,
+  keptProjectOf,
+  parsePointer,
+  POINTER,
+  projectIdentity,
+  snapshotFile,
+} from '@/engine/environment/build-pointer';
 import { DEFAULT_ENGINE_LIMITS, EngineLimits } from '@/engine/duckdb/duckdb-instance';
 import { Environment, Lease, removeDatabaseFiles } from '@/engine/environment/environment';
 import { leftoversIn, processAlive, writerOf } from '@/engine/process/leftovers';
 
-const POINTER = 'current';
-const BUILD_ID = /^[A-Za-z0-9_-]{1,100}$/;
-
-/**
- * Which project a build belongs to: its name and major version, e.g. `expenses v1`. Both, because together
- * they name the API's paths and are what a build may not change while served (`BuildRunner` refuses a build
- * that changes them): a build of the same name at another major version is made for other paths and, by
- * the meaning of a major version, other tables, so a process never serves it either; a build of the same
- * project after a minor edit is the normal case and is followed. Not the folder: replicas load the same
- * project from different paths.
- */
-export function projectIdentity(project: { name: string; majorVersion: number }): string {
-  return `${project.name} v${project.majorVersion}`;
-}
-
-/** A build the pointer names that this manager does not serve, because another project made it. */
-export interface ForeignBuild {
-  buildId: string;
-  /** Its project's identity; undefined for a pointer written before builds recorded it. */
-  identity?: string;
-}
-
-/** The pointer's text: the build id, then its project's identity (a pointer of one line has none). */
-function parsePointer(text: string): ForeignBuild {
-  const [buildId = '', identity] = text.split('\n').map((line) => line.trim());
-  return { buildId, identity: identity || undefined };
-}
-
-export function checkBuildId(buildId: string): void {
-  if (!BUILD_ID.test(buildId)) {
-    throw new Error(`build id "${buildId}" must be 1-100 letters, digits, _ or -`);
-  }
-}
+export { checkBuildId, projectIdentity };
+export type { ForeignBuild };
 
 /**
  * The environments under `<dataDir>/environments`: `<buildId>.duckdb` files and a `current` file naming the
@@ -98,6 +78,24 @@ export class EnvironmentManager {
   fileOf(buildId: string): string {
     checkBuildId(buildId);
     return join(this.dir, `${buildId}.duckdb`);
+  }
+
+  /**
+   * Keeps `project` beside the build `buildId` as the project that build serves (see
+   * {@link projectSnapshot}): written by a build once it is served, and at a start whose project checked
+   * out on it. Best effort: a data folder that cannot take it only loses the fallback.
+   */
+  keepProject(buildId: string, project: Project): void {
+    try {
+      writeFileSync(snapshotFile(this.fileOf(buildId)), projectSnapshot(project));
+    } catch {
+      // The build is served either way; only a later start on a broken folder misses it.
+    }
+  }
+
+  /** The project kept beside build `buildId` ({@link keepProject}), as served from `projectDir`. */
+  keptProject(buildId: string, projectDir: string): Project | undefined {
+    return keptProjectOf(this.fileOf(buildId), projectDir);
   }
 
   /**
@@ -155,6 +153,7 @@ export class EnvironmentManager {
 
   /** Makes a freshly built environment the current one, here and, through the pointer, everywhere. */
   install(environment: Environment): void {
+    if (environment.project) this.keepProject(environment.id, environment.project);
     this.point(environment.id);
     this.pointerStamp = this.stamp();
     this.turnStamp = undefined;

@@ -15,7 +15,8 @@ export const READ_ONLY_OPTIONS: Record<string, string> = {
 
 /** Removes a database file with the files DuckDB keeps beside it. */
 export function removeDatabaseFiles(path: string): void {
-  for (const file of [path, `${path}.wal`, `${path}.tmp`]) {
+  // `.project.json`: the project the build serves (EnvironmentManager.keepProject).
+  for (const file of [path, `${path}.wal`, `${path}.tmp`, `${path}.project.json`]) {
     rmSync(file, { recursive: true, force: true });
   }
 }

@@ -99,7 +99,8 @@ describe('environments', () => {
         /build model "doubled" \(models\/doubled\.sql, line 1, column 8\) failed: .*no_such_column/,
       ),
     });
-    expect(environmentFiles(dataDir)).toEqual(['b1.duckdb', 'current']);
+    // Each build keeps the project it serves beside it (for a start on a folder that no longer loads).
+    expect(environmentFiles(dataDir)).toEqual(['b1.duckdb', 'b1.duckdb.project.json', 'current']);
     expect(await doubled()).toEqual([2, 4, 6]);
     expect(await doubled(other)).toEqual([2, 4, 6]);
     await other.close();
@@ -116,7 +117,8 @@ describe('environments', () => {
     expect(existsSync(join(dataDir, 'environments', 'b1.duckdb'))).toBe(true);
     lease.release();
     expect(lease.environment.isClosed).toBe(true);
-    expect(environmentFiles(dataDir)).toEqual(['b2.duckdb', 'current']);
+    // The retired build's kept project went with its file.
+    expect(environmentFiles(dataDir)).toEqual(['b2.duckdb', 'b2.duckdb.project.json', 'current']);
     expect(await doubled()).toEqual([2, 4, 6]);
   });
 

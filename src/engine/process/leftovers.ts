@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
  * - `cli-<pid>-<time>.duckdb` (with its `.wal` and its `.tmp` spill folder): a `drey build`;
  * - `<build>.duckdb.<pid>.part`: an environment being fetched from the store;
  * - `current.<pid>.tmp`: the pointer being rewritten;
- * and the `.wal` or `.tmp` of a `.duckdb` file that no longer exists (DuckDB creates the database file
+ * and the `.wal`, `.tmp` or `.project.json` of a `.duckdb` file that no longer exists (DuckDB creates the database file
  * first, so a live build's companions always have theirs).
  * A server build's `<uuid>.duckdb` carries no pid: it is the server's to remove, knowing from its queue that
  * no build runs (`EnvironmentManager.sweep`). A DATA_DIR belongs to one machine (docs/deployment.md), so a
@@ -15,7 +15,7 @@ import { readdirSync } from 'node:fs';
 const CLI_BUILD = /^cli-(\d+)-[A-Za-z0-9_-]+\.duckdb$/;
 const PART = /^[A-Za-z0-9_-]{1,100}\.duckdb\.(\d+)\.part$/;
 const POINTER_TMP = /^current\.(\d+)\.tmp$/;
-const COMPANION = /^([A-Za-z0-9_-]{1,100}\.duckdb)\.(wal|tmp)$/;
+const COMPANION = /^([A-Za-z0-9_-]{1,100}\.duckdb)\.(wal|tmp|project\.json)$/;
 
 /** The build id of a `drey build` in process `pid`, at `time`: its file names its writer. */
 export function cliBuildId(pid: number, time: Date): string {
