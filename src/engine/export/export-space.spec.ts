@@ -426,9 +426,9 @@ describe('a file read as it is written', () => {
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).toString()).toBe('abc');
     // A read buffer is 256 KB; a small copy sits in Node's pool for small buffers (8 KB on Node 20, 64 KB on
-    // Node 24).
+    // Node 24, 64 KB and a few bytes of alignment on Node 26): a quarter of a read buffer at most.
     for (const chunk of chunks) {
-      expect(chunk.buffer.byteLength).toBeLessThanOrEqual(Buffer.poolSize);
+      expect(chunk.buffer.byteLength).toBeLessThanOrEqual(64 * 1024 + 1024);
     }
   });
 
