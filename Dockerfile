@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
-# Base images, replaceable (a mirror, a hardened base): Node 24 (LTS) on Debian bookworm to build with, and plain
+# Base images, replaceable (a mirror, a hardened base): Node 26 (LTS) on Debian bookworm to build with, and plain
 # Debian bookworm to run on, with only the node binary copied over (no npm, no headers: smaller, and fewer
 # packages to patch). `npm run test:container` passes ones made from Debian's packages (test/container/images.sh).
-ARG BASE_IMAGE=node:24-bookworm-slim
+ARG BASE_IMAGE=node:26-bookworm-slim
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 # Build stage: install everything and compile.
