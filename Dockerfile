@@ -45,8 +45,9 @@ FROM ${RUNTIME_IMAGE}
 # Headless Chromium draws with its own software renderer (--disable-gpu): Mesa's GPU drivers, LLVM behind
 # them and what only they use (about 200 MB, through chromium-common's dependency on libgl1-mesa-dri) are
 # removed, as is the Vulkan validation layer. test/container checks a PNG dashboard renders without them.
+# libatomic1: Node 26's binary links it.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends chromium-headless-shell fonts-dejavu-core fonts-liberation tini ca-certificates \
+  && apt-get install -y --no-install-recommends chromium-headless-shell fonts-dejavu-core fonts-liberation tini ca-certificates libatomic1 \
   && dpkg --purge --force-depends libgl1-mesa-dri libllvm15 libz3-4 libxml2 libicu72 \
   && rm -f /usr/lib/chromium/libVkLayer_khronos_validation.so \
   && rm -rf /var/lib/apt/lists/* \

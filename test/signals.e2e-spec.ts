@@ -253,7 +253,11 @@ describe('drey build and signals', () => {
     expect(names.filter((name) => name.startsWith(`cli-${killed.child.pid}-`))).toEqual([]);
     expect(existsSync(live)).toBe(true);
     const built = basename(/Built (\S+) in/.exec(next.stdout())?.[1] ?? '');
-    expect(names.filter((name) => name.startsWith(`cli-${next.child.pid}-`))).toEqual([built]);
+    // The build, and beside it the project it was built from (served again if the folder breaks).
+    expect(names.filter((name) => name.startsWith(`cli-${next.child.pid}-`)).sort()).toEqual([
+      built,
+      `${built}.project.json`,
+    ]);
   });
 });
 

@@ -216,7 +216,9 @@ describe.each([
   it('sends build.failed with the error when a build fails', async () => {
     writeFileSync(join(project, 'models', 'expenses_by_month.sql'), 'SELECT FROM nowhere_at_all');
     const reply = await api.request('POST', `${P}/build`, { token: admin });
-    expect(reply.status).toBe(500);
+    // The project's own SQL broke it: a 400 (fix the project), not the infrastructure's 500.
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toBe('invalid_project');
     const [failed] = await history();
     expect(failed.status).toBe('failed');
     await receiver.until(() => receiver.of('/flaky', failed.id).length >= 1);
