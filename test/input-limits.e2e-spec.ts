@@ -136,8 +136,11 @@ describe('input limits', () => {
       for (const reply of replies) {
         // Every one reads its answer: the server reads on, within bounds, after refusing.
         expect(reply.status).toBe(413);
-        // Socket buffers hold a few MB on each side; the server read about one.
-        expect(reply.sent).toBeLessThan(32 * 1_000_000);
+        // The parser refused after about a megabyte; what the client wrote before it read the answer was
+        // discarded within the lingering close's bound (64 MB, http/input/lingering-close.ts) plus the
+        // socket buffers on each side. How much that is depends on the client's pace: 41 MB from Node 26's
+        // client, under 32 MB from Node 20's. Never the gigabyte.
+        expect(reply.sent).toBeLessThan(72 * 1024 * 1024);
       }
       // The log says so too.
       const refused = await until(

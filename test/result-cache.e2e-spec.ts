@@ -342,7 +342,7 @@ describe('dataset results on the benchmark project', () => {
     );
     expect(records[0].slice(7)).toEqual(['unit_price', 'amount']);
     expect(records[1][8]).toMatch(/^\d+\.\d\d$/);
-    // x_select picks the columns, in its order; an export is every row, whatever the paging built-ins say.
+    // x_select picks the columns, in its order; x_offset and x_limit page an export as they page JSON.
     const picked = await api.get(
       `${BENCH_P}/datasets/orders_detail/results?x_select=amount&x_select=order_id&x_offset=10&x_limit=3`,
       undefined,
@@ -350,8 +350,7 @@ describe('dataset results on the benchmark project', () => {
     );
     const pickedRecords = parseCsv(picked.text);
     expect(pickedRecords[0]).toEqual(['amount', 'order_id']);
-    expect(pickedRecords.slice(1, 4).map((record) => record[1])).toEqual(['1', '2', '3']);
-    expect(pickedRecords).toHaveLength(20001);
+    expect(pickedRecords.slice(1).map((record) => record[1])).toEqual(['11', '12', '13']);
   });
 
   it('writes a large JSON page in pieces, whole and with its ETag, in both layouts', async () => {
