@@ -2,11 +2,13 @@
 import '@/runtime/heap-policy';
 import 'reflect-metadata';
 import { readdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { JsonLogger } from '@/runtime/json-logger';
 import { SERVICE_VERSION } from '@/config/service-version';
 import { AppConfig, ConfigError, loadConfig } from '@/config/config';
 import { withProjectDataDir } from '@/config/data-dir';
+import { localOrigin } from '@/config/loopback';
 import { EnvFileError, loadEnvFile } from '@/config/env-file';
 import { EmbeddedDatabaseInUseError, logStaleLock } from '@/database/embedded/embedded-lock';
 import { startEmbeddedPostgres } from '@/database/embedded/embedded-postgres';
@@ -127,6 +129,17 @@ async function main(): Promise<void> {
       process.stderr.write(`${line}\n`);
       process.exit(1);
     });
+    if (!config.databaseUrl) {
+      // Named in the embedded database's lock: `drey mcp` beside this server relays to its MCP endpoint
+      // (cli/mcp-relay.ts) rather than open the database a second time.
+      const embedded = await startEmbeddedPostgres(config.dataDir, { command: 'server' });
+      const { ServedProject } = await import('./core/project/served-project');
+      const { currentPath } = await import('./http/routes');
+      embedded.publishHttp(
+        localOrigin(app.getHttpServer().address() as AddressInfo),
+        currentPath(app.get(ServedProject).current),
+      );
+    }
     // Exports, queries and compression off the event loop yield the CPU to it (BackgroundThreads).
     const { BackgroundThreads } = await import('./runtime/background-threads');
     new BackgroundThreads(config.backgroundThreadNice, (error) =>

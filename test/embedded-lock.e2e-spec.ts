@@ -2,9 +2,11 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lockPath, processStartOf, readLock } from '@/database/embedded/embedded-lock';
-import { Api, P } from './support/api';
-import { drey, printedPassword } from './support/drey-cli';
-import { ADMIN_PASSWORD, LogLine, ServerProcess, baseEnv } from './support/server';
+import { Api, P, decodeJwt } from './support/api';
+import { CLI, drey, printedPassword } from './support/drey-cli';
+import { MONTHLY } from './support/figures';
+import { CLIENT_KINDS, connectStdio, errorBody } from './support/mcp-clients';
+import { ADMIN_PASSWORD, LogLine, REPO_ROOT, ServerProcess, baseEnv } from './support/server';
 import { TempDir, freePort, tempDir } from './support/services';
 
 /*
@@ -239,4 +241,106 @@ describe('the admin password banner', () => {
     expect(await server.stop()).toBe(0);
     server = undefined;
   }, 600_000);
+});
+
+describe('drey mcp beside a running server on the embedded database', () => {
+  let dir: TempDir;
+  let server: ServerProcess;
+  let api: Api;
+  let admin: string;
+  /** `drey mcp`'s environment: the server's data folder, no PORT of its own, signed in with `token`. */
+  let mcpEnv: (token: string) => Record<string, string>;
+
+  const namedToken = async (token: string, title: string): Promise<string> => {
+    const reply = await api.request('POST', `${P}/tokens`, { token, json: { title } });
+    expect(reply.status).toBe(200);
+    return reply.body.access_token as string;
+  };
+
+  beforeAll(async () => {
+    dir = tempDir();
+    const env = embedded(dir.path);
+    server = await start(env);
+    api = new Api(server.url);
+    admin = await api.adminToken();
+    const { PORT: _port, ...rest } = env;
+    mcpEnv = (token) => ({ ...rest, PATH: process.env.PATH ?? '', DREY_TOKEN: token });
+  }, 200_000);
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    dir.remove();
+  });
+
+  it('the lock names where the server answers', () => {
+    expect(readLock(dir.path)).toMatchObject({
+      pid: server.child.pid,
+      http: server.url,
+      prefix: P,
+    });
+  });
+
+  it.each(CLIENT_KINDS)(
+    "relays the %s client to the server's endpoint: tools, rows, the token's user",
+    async (kind) => {
+      const client = await connectStdio(
+        kind,
+        process.execPath,
+        [CLI, 'mcp'],
+        mcpEnv(await namedToken(admin, `desktop assistant ${kind}`)),
+        REPO_ROOT,
+      );
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((tool) => tool.name)).toContain('query_models');
+        const result = await client.callTool('dataset_rows', {
+          dataset: 'expenses_by_month',
+          limit: 12,
+        });
+        expect((result.structuredContent as { rows: unknown }).rows).toEqual(MONTHLY);
+        expect(client.stderr.join('')).toContain(
+          `drey mcp: serving admin over stdio, through the running server (pid ${server.child.pid}`,
+        );
+      } finally {
+        await client.close();
+      }
+    },
+  );
+
+  it("holds an employee's token to its rights, and sees its revocation at the next call", async () => {
+    const employee = await api.userToken(admin, 'emp', { role: 'employee' });
+    const token = await namedToken(employee, 'desktop assistant');
+    const client = await connectStdio(
+      'v2-legacy',
+      process.execPath,
+      [CLI, 'mcp'],
+      mcpEnv(token),
+      REPO_ROOT,
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).not.toContain('query_models');
+      const refused = await client.callTool('dataset_rows', { dataset: 'expense_transactions' });
+      expect(errorBody(refused)).toMatchObject({ statusCode: 403, error: 'forbidden' });
+      const id = decodeJwt(token).jti as string;
+      expect((await api.request('DELETE', `${P}/tokens/${id}`, { token: employee })).status).toBe(
+        200,
+      );
+      await expect(
+        client.callTool('dataset_rows', { dataset: 'expenses_by_month', limit: 1 }),
+      ).rejects.toThrow(/401|nauthorized|invalid_token/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a token the server does not accept, at its start', async () => {
+    const token = await namedToken(admin, 'forged soon');
+    const forged = await drey(['mcp'], mcpEnv(`${token.slice(0, -4)}AAAA`));
+    expect(forged.code).toBe(1);
+    expect(forged.stderr).toContain('DREY_TOKEN was refused');
+    expect(forged.stdout).toBe('');
+    // Nothing opened the database a second time: the server still holds it, and answers.
+    expect(readLock(dir.path)).toMatchObject({ pid: server.child.pid });
+    expect((await api.get('/health/ready')).status).toBe(200);
+  });
 });

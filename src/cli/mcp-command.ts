@@ -10,17 +10,17 @@ import { startEmbeddedPostgres } from '@/database/embedded/embedded-postgres';
 import { JsonLogger } from '@/runtime/json-logger';
 import { McpService } from '@/mcp/mcp.service';
 import { ServedProject } from '@/core/project/served-project';
+import { holderAlive, readLock } from '@/database/embedded/embedded-lock';
+import { relayMcp, type RunningServer, type Stdio } from '@/cli/mcp-relay';
+import { publishedBy } from '@/cli/service-database';
 import type { McpServer } from '@modelcontextprotocol/server';
-
-// The SDK serves stdio from a subpath export (`/stdio`), which this build's module resolution (node10)
-// does not read: the type comes from the file, the module from Node's resolution of the export.
-type Stdio = typeof import('@modelcontextprotocol/server/dist/stdio.mjs');
 
 /**
  * `drey mcp`: the MCP server of `P/mcp` over standard input and output, for a desktop assistant that
  * starts it. The application is the service's, without HTTP: the same modules, database, builds and
  * cache, as one more process of the service (with Redis, a replica beside `npm start`; with the embedded
- * database, the one process that opens it). It signs in with DREY_TOKEN, a named token of the service's
+ * database, the one process that opens it). Beside a server on the embedded database, which may be the only
+ * process to open it, it relays stdio to that server's MCP endpoint instead (mcp-relay.ts). It signs in with DREY_TOKEN, a named token of the service's
  * users, checked at the start and again at every tool call. Standard output carries the protocol only:
  * the log goes to standard error. Resolves when the assistant closes standard input.
  */
@@ -30,6 +30,12 @@ export async function mcpCommand(config: AppConfig, output: CliOutput): Promise<
     throw new Error(
       'drey mcp signs in with a named token: set DREY_TOKEN (create one with POST P/tokens, see docs/mcp.md)',
     );
+  }
+  if (!config.databaseUrl) {
+    // Beside a server on the embedded database (npm start, drey dev), which is the one process that may
+    // open it: through that server's MCP endpoint.
+    const server = await runningServer(config.dataDir);
+    if (server) return relayMcp(server, token, output);
   }
   const logger = new JsonLogger(config.logLevel, (line) => process.stderr.write(`${line}\n`));
   if (!config.databaseUrl) {
@@ -84,4 +90,16 @@ export async function mcpCommand(config: AppConfig, output: CliOutput): Promise<
   } finally {
     await app.close();
   }
+}
+
+/**
+ * The server holding this data folder's embedded database, once it listens; undefined when none does, or
+ * when the holder is not a server (another command line), which opening the database then names.
+ */
+async function runningServer(dataDir: string): Promise<RunningServer | undefined> {
+  const found = readLock(dataDir);
+  if (!found || found.command !== 'server' || !holderAlive(found)) return undefined;
+  const holder = await publishedBy(dataDir, found, 'http');
+  if (holder?.http === undefined || holder.prefix === undefined) return undefined;
+  return { pid: holder.pid, origin: holder.http, prefix: holder.prefix };
 }

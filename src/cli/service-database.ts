@@ -13,7 +13,7 @@ import {
 } from '@/database/embedded/embedded-lock';
 import { UsersRepository } from '@/database/tables/users.repository';
 
-/** How long a server that holds the lock but has not published its port yet (it is starting) is waited for. */
+/** How long a server that holds the lock but has not published its ports yet (it is starting) is waited for. */
 const PORT_WAIT_MS = 20_000;
 
 /**
@@ -71,7 +71,7 @@ async function throughHolder(
   found: LockHolder,
   output: CliOutput,
 ): Promise<Database | undefined> {
-  const holder = await portOf(config.dataDir, found);
+  const holder = await publishedBy(config.dataDir, found, 'port');
   if (!holder) return undefined;
   const refuse = (why: string) =>
     new Error(
@@ -101,13 +101,18 @@ async function throughHolder(
 }
 
 /**
- * The holder with its port, once it has published one (a server does a few seconds into its start);
- * undefined when it stopped meanwhile.
+ * The holder once it has published `what` (a server publishes its database's port a few seconds into its
+ * start, its HTTP origin once it listens); undefined when it stopped meanwhile. Gives up waiting after
+ * {@link PORT_WAIT_MS} and returns the holder as it is then.
  */
-async function portOf(dataDir: string, holder: LockHolder): Promise<LockHolder | undefined> {
+export async function publishedBy(
+  dataDir: string,
+  holder: LockHolder,
+  what: 'port' | 'http',
+): Promise<LockHolder | undefined> {
   const deadline = Date.now() + PORT_WAIT_MS;
   let now: LockHolder | undefined = holder;
-  while (now && now.port === undefined && holderAlive(now) && Date.now() < deadline) {
+  while (now && now[what] === undefined && holderAlive(now) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     now = readLock(dataDir);
   }

@@ -54,8 +54,10 @@ describe('the embedded database lock', () => {
       command: 'server',
       since: expect.any(String),
     });
-    lock.setPort(45678);
+    lock.publish({ port: 45678 });
     expect(readLock(dir)).toMatchObject({ pid: process.pid, port: 45678 });
+    lock.publish({ http: 'http://127.0.0.1:4465' });
+    expect(readLock(dir)).toMatchObject({ port: 45678, http: 'http://127.0.0.1:4465' });
     lock.release();
     expect(existsSync(lockPath(dir))).toBe(false);
     // Released: another taker gets it.

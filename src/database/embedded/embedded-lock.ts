@@ -32,6 +32,13 @@ export interface LockHolder {
   since: string;
   /** The loopback port the holder serves the database on, once it does. */
   port?: number;
+  /**
+   * Where a server holding it answers HTTP, on a loopback address (`http://127.0.0.1:4465`), once it
+   * listens: `drey mcp` relays to its MCP endpoint instead of opening the database a second time.
+   */
+  http?: string;
+  /** The served project's path prefix then (`/api/service-v0/project/expenses/v1`), with `http`. */
+  prefix?: string;
 }
 
 /** The lock is held by another live process. */
@@ -103,10 +110,13 @@ export function readLock(dataDir: string): LockHolder | undefined {
   }
 }
 
-/** A held lock: `setPort` publishes where the database is served, `release` removes it if still ours. */
+/**
+ * A held lock: `publish` says where the holder serves the database (and, a server, HTTP); `release` removes
+ * it if still ours.
+ */
 export interface EmbeddedLock {
   readonly holder: LockHolder;
-  setPort(port: number): void;
+  publish(where: Pick<LockHolder, 'port' | 'http' | 'prefix'>): void;
   release(): void;
 }
 
@@ -173,8 +183,8 @@ function ownLock(dataDir: string, holder: LockHolder): EmbeddedLock {
   const onExit = () => lock.release();
   const lock: EmbeddedLock = {
     holder,
-    setPort(port) {
-      holder.port = port;
+    publish(where) {
+      Object.assign(holder, where);
       if (!mine()) return;
       // Written aside and renamed over: a reader never sees half a file.
       writeFileSync(`${path}.${process.pid}`, JSON.stringify(holder), { mode: 0o600 });

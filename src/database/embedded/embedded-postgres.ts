@@ -7,6 +7,8 @@ import { keepPriority } from '@/runtime/background-threads';
 /** A PGlite database under DATA_DIR, served on a loopback port so `pg` and TypeORM use it unchanged. */
 export interface EmbeddedPostgres {
   url: string;
+  /** Names, in the folder's lock, where this process (a server) answers HTTP (see LockHolder.http). */
+  publishHttp(origin: string, prefix: string): void;
   stop(): Promise<void>;
 }
 
@@ -69,11 +71,12 @@ function startWorker(dir: string, lock: EmbeddedLock): Promise<EmbeddedPostgres>
     });
     worker.once('message', (message: WorkerReady) => {
       // Published in the lock: a command line writes through this port instead of opening PGlite again.
-      lock.setPort(message.port);
+      lock.publish({ port: message.port });
       // The database answers the event loop's queries: it keeps their priority.
       if (message.threadId !== undefined) keepPriority(message.threadId);
       resolve({
         url: `postgres://postgres@127.0.0.1:${message.port}/postgres`,
+        publishHttp: (http, prefix) => lock.publish({ http, prefix }),
         async stop() {
           stopping = true;
           started.delete(dir);

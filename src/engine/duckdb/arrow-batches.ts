@@ -5,8 +5,8 @@ import { ColumnLayout, recordBatchMessage } from '@/engine/duckdb/arrow-ipc';
 
 /**
  * How a DuckDB column becomes an Arrow one: the types Arrow and DuckDB share keep their binary form, and
- * the query casts the others first (decimals to 16 bytes, what Arrow has no type for to text), so that the
- * JavaScript side only copies numbers and text bytes, and widens huge integers.
+ * the query casts what Arrow has no type for to text, so that the JavaScript side only copies numbers and
+ * text bytes, and widens integers (decimals held in fewer bytes than Arrow's 16, huge integers to 32).
  */
 export interface ArrowColumn {
   name: string;
@@ -16,10 +16,17 @@ export interface ArrowColumn {
   /**
    * How its values are copied from a chunk's vector: `fixed` as they are ({@link width} bytes each, the
    * same in both), `bool` from a byte to a bit each, `utf8` from DuckDB's strings to offsets and bytes,
-   * `int128` and `uint128` from DuckDB's 16 bytes to 32 (a Decimal256), the upper half the sign's.
+   * `int128` and `uint128` from DuckDB's 16 bytes to 32 (a Decimal256), the upper half the sign's,
+   * `decimal` from DuckDB's {@link sourceWidth} bytes to 16 (a Decimal128), sign-extended.
    */
-  kind: 'fixed' | 'bool' | 'utf8' | 'int128' | 'uint128';
+  kind: 'fixed' | 'bool' | 'utf8' | 'int128' | 'uint128' | 'decimal';
   width: number;
+  /**
+   * `decimal`: the bytes of a value in DuckDB's vector, 2, 4 or 8 (DuckDB keeps a DECIMAL of up to 4, 9 or
+   * 18 digits as a 16-, 32- or 64-bit integer), widened as they are copied rather than by a cast in the
+   * query, which DuckDB runs value by value in 128-bit arithmetic.
+   */
+  sourceWidth?: 2 | 4 | 8;
 }
 
 /**
@@ -141,6 +148,9 @@ export class RecordBatchAssembler {
           case 'uint128':
             widen(bytes, data + at * column.width, piece.data, rows, column.kind === 'int128');
             break;
+          case 'decimal':
+            extendDecimals(view, data + at * 16, piece.data, rows, column.sourceWidth!);
+            break;
         }
         at += rows;
       }
@@ -164,6 +174,7 @@ export class RecordBatchAssembler {
       case 'fixed':
       case 'int128':
       case 'uint128':
+      case 'decimal':
         return { nullCount, buffers: [validity, rows * column.width] };
       case 'bool':
         return { nullCount, buffers: [validity, (rows + 7) >> 3] };
@@ -182,8 +193,39 @@ function sourceWidth(column: ArrowColumn): number {
       return 16;
     case 'bool':
       return 1;
+    case 'decimal':
+      return column.sourceWidth!;
     case 'fixed':
       return column.width;
+  }
+}
+
+/**
+ * `rows` decimals held in 2, 4 or 8 bytes (`from`) to 16 bytes each at `start` of `target`'s bytes, least
+ * significant word first, the words above the value's all its sign. A NULL's bytes are copied as they are,
+ * never read.
+ */
+function extendDecimals(
+  target: DataView,
+  start: number,
+  source: Uint8Array,
+  rows: number,
+  from: 2 | 4 | 8,
+): void {
+  const values = new DataView(source.buffer, source.byteOffset, rows * from);
+  for (let row = 0, to = start; row < rows; row++, to += 16) {
+    const low =
+      from === 8
+        ? values.getInt32(row * 8, true)
+        : from === 4
+          ? values.getInt32(row * 4, true)
+          : values.getInt16(row * 2, true);
+    const high = from === 8 ? values.getInt32(row * 8 + 4, true) : low >> 31;
+    const sign = high >> 31;
+    target.setInt32(to, low, true);
+    target.setInt32(to + 4, high, true);
+    target.setInt32(to + 8, sign, true);
+    target.setInt32(to + 12, sign, true);
   }
 }
 

@@ -82,16 +82,14 @@ function arrowColumn(name: string, type: DuckDBType | DuckDBTypeId): ArrowColumn
   const fixed = FIXED[typeId];
   if (fixed) return { name, type: fixed.type(), sql: quoted, kind: 'fixed', width: fixed.width };
   if (type instanceof DuckDBDecimalType) {
-    // DuckDB keeps a DECIMAL of up to 38 digits in 16 bytes (a HUGEINT, least significant half first), as
-    // Arrow's Decimal128 does; a narrower one, in 2, 4 or 8 bytes, is widened by the query. The field keeps
+    // DuckDB keeps a DECIMAL of 19 to 38 digits in 16 bytes (a HUGEINT, least significant half first), as
+    // Arrow's Decimal128 does; a narrower one in 2, 4 or 8 bytes, widened as it is copied. The field keeps
     // the column's own precision and scale.
-    return {
-      name,
-      type: new Decimal(type.scale, type.width, 128),
-      sql: `CAST(${quoted} AS DECIMAL(38, ${type.scale})) AS ${quoted}`,
-      kind: 'fixed',
-      width: 16,
-    };
+    const field = new Decimal(type.scale, type.width, 128);
+    const held = type.width <= 4 ? 2 : type.width <= 9 ? 4 : type.width <= 18 ? 8 : 16;
+    return held === 16
+      ? { name, type: field, sql: quoted, kind: 'fixed', width: 16 }
+      : { name, type: field, sql: quoted, kind: 'decimal', width: 16, sourceWidth: held };
   }
   if (typeId === DuckDBTypeId.HUGEINT || typeId === DuckDBTypeId.UHUGEINT) {
     return {
