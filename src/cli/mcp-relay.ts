@@ -99,11 +99,13 @@ async function signedIn(server: RunningServer, token: string): Promise<string> {
     throw new Error(
       `the running server (pid ${server.pid}) could not be reached at ${server.origin} ` +
         `(${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
     );
   }
   const body = (await reply.json().catch(() => ({}))) as { username?: unknown; message?: unknown };
   if (reply.status === 401 || reply.status === 403) {
-    throw new Error(`DREY_TOKEN was refused (${String(body.message ?? reply.status)})`);
+    const why = typeof body.message === 'string' ? body.message : `HTTP ${reply.status}`;
+    throw new Error(`DREY_TOKEN was refused (${why})`);
   }
   if (!reply.ok) {
     throw new Error(`the running server (pid ${server.pid}) answered ${reply.status} at ${url}`);
