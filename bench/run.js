@@ -23,7 +23,7 @@ const { parseCli, UsageError, USAGE, PHASES } = require('./lib/cli');
 const { dashboardPhase } = require('./lib/dashboard');
 const { startDrey } = require('./lib/drey');
 const { exportsPhase, tailPhase, P } = require('./lib/exports');
-const { loadAverage, machine, renderResults } = require('./lib/report');
+const { loadAverage, machine, renderResults, renderRuns } = require('./lib/report');
 const { singleFlight, uncached } = require('./lib/uncached');
 
 const ROOT = join(__dirname, '..');
@@ -174,8 +174,15 @@ async function main() {
     return;
   }
   if (options.from) {
-    // The figures of an earlier run, kept before rendering: rendering again costs no measurement.
-    await render(JSON.parse(readFileSync(resolve(ROOT, options.from), 'utf8')), options.out);
+    // The figures of earlier runs, kept before rendering: rendering again costs no measurement.
+    await render(
+      options.from.map((file) => JSON.parse(readFileSync(resolve(ROOT, file), 'utf8'))),
+      options.out,
+    );
+    return;
+  }
+  if (options.nodes) {
+    await onEachNode(options.nodes, options.out);
     return;
   }
   if (pinSelf()) return;
@@ -216,22 +223,66 @@ async function main() {
     finishedAt: new Date().toISOString(),
   };
   // Kept before rendering (bench/results.raw/ is ignored by git), so that `--from` renders them again.
-  const raw = join(ROOT, 'bench', 'results.raw', `${figures.finishedAt.replaceAll(':', '-')}.json`);
+  const raw = options.raw
+    ? resolve(options.raw)
+    : join(ROOT, 'bench', 'results.raw', `${figures.finishedAt.replaceAll(':', '-')}.json`);
   mkdirSync(dirname(raw), { recursive: true });
   writeFileSync(raw, `${JSON.stringify(figures, null, 2)}\n`);
   console.log(`figures kept in ${raw}`);
-  await render(figures, options.out);
+  await render([figures], options.out);
   if (results.unmeasured) process.exitCode = 1;
 }
 
 /**
- * Prints the results and writes them to `out`, formatted as the repository's Markdown is, so that the
- * file passes the formatting check.
- * @param {Record<string, any>} figures
+ * `--nodes`: the whole run (the other options as given) once on each Node binary, one after the other,
+ * each a process of that binary, so that Drey, its floors and the load all run on it; then their figures
+ * side by side in `out`. A run that could not measure is left out and makes the exit 1.
+ * @param {string[]} nodes
  * @param {string | undefined} out
  */
-async function render(figures, out) {
-  const text = renderResults(figures);
+async function onEachNode(nodes, out) {
+  const args = process.argv.slice(2).filter((arg, at, all) => {
+    const option = arg.split('=')[0];
+    return (
+      option !== '--nodes' &&
+      all[at - 1] !== '--nodes' &&
+      option !== '--out' &&
+      all[at - 1] !== '--out'
+    );
+  });
+  const work = mkdtempSync(join(tmpdir(), 'drey-bench-nodes-'));
+  const runs = [];
+  try {
+    for (const [index, node] of nodes.entries()) {
+      const raw = join(ROOT, 'bench', 'results.raw', `nodes-${Date.now()}-${index}.json`);
+      console.log(`\n== ${node}`);
+      const run = spawnSync(
+        node,
+        [__filename, ...args, '--raw', raw, '--out', join(work, `${index}.md`)],
+        { stdio: 'inherit', env: process.env },
+      );
+      if (run.error || !existsSync(raw)) {
+        console.error(`${node}: no figures (${run.error?.message ?? `exit ${run.status}`})`);
+        process.exitCode = 1;
+        continue;
+      }
+      if (run.status !== 0) process.exitCode = 1;
+      runs.push(JSON.parse(readFileSync(raw, 'utf8')));
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  if (runs.length > 0) await render(runs, out);
+}
+
+/**
+ * Prints the results of one run or more (side by side) and writes them to `out`, formatted as the
+ * repository's Markdown is, so that the file passes the formatting check.
+ * @param {Record<string, any>[]} runs
+ * @param {string | undefined} out
+ */
+async function render(runs, out) {
+  const text = runs.length === 1 ? renderResults(runs[0]) : renderRuns(runs);
   const prettier = require('prettier');
   const file = out ? resolve(ROOT, out) : join(ROOT, 'bench', 'results.md');
   const formatted = await prettier.format(text, {

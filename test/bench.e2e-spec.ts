@@ -38,6 +38,8 @@ interface Cli {
     rounds: number;
     ordersRows: number;
     out: string | undefined;
+    from: string[] | undefined;
+    nodes: string[] | undefined;
     partial: boolean;
   };
   UsageError: new (message: string) => Error;
@@ -46,6 +48,7 @@ interface Cli {
 }
 interface Report {
   renderResults(results: unknown): string;
+  renderRuns(runs: unknown[]): string;
   bars(results: unknown): { check: string; measured: string; pass: boolean | null }[];
 }
 
@@ -152,6 +155,18 @@ describe('bench command line', () => {
     expect(options.phases).toEqual(['exports', 'cached']);
     expect(options).toMatchObject({ seconds: 2, rounds: 1, partial: true, out: undefined });
     expect(cli.parseCli(['--formats', 'csv', '--out', 'x.md'], {}).out).toBe('x.md');
+  });
+
+  it('runs the whole bench once per Node binary --nodes names, and renders several kept runs', () => {
+    const options = cli.parseCli(['--nodes', '/usr/bin/node,/opt/node26/bin/node'], {});
+    expect(options).toMatchObject({
+      nodes: ['/usr/bin/node', '/opt/node26/bin/node'],
+      out: 'bench/results.md',
+    });
+    expect(cli.parseCli(['--from', 'a.json,b.json'], {})).toMatchObject({
+      from: ['a.json', 'b.json'],
+      out: undefined,
+    });
   });
 
   it('refuses an unknown phase, format or option, and a duration out of range', () => {
@@ -294,6 +309,18 @@ describe('bench results file', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('renders runs on two Node lines side by side: each bar per line, then each run a level down', () => {
+    const older = { ...results, machine: { ...results.machine, node: 'v20.20.2' } };
+    const newer = { ...results, machine: { ...results.machine, node: 'v26.12.1' } };
+    const text = report.renderRuns([older, newer]);
+    expect(text).toMatch(/^# Benchmark results\n/);
+    expect(text).toMatch(/^\| Bar +\| Node v20\.20\.2 +\| Node v26\.12\.1 +\|$/m);
+    expect(text).toMatch(/^\| uncached query p50 ≤ 1\.10× direct DuckDB +\| 1\.08× .+\| 1\.08× /m);
+    expect(text).toContain('\n## Node v20.20.2\n');
+    expect(text).toContain('\n### Exports: 1,000,000 rows of orders_detail\n');
+    expect(text.match(/^## Node /gm)).toHaveLength(2);
   });
 
   it('renders the machine, the load before and after, each section and what could not be measured', () => {

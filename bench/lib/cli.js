@@ -45,7 +45,10 @@ Options:
   --rounds <n>        rounds of each measurement (default: BENCH_ROUNDS or 3)
   --out <file>        where the results go (default: bench/results.md for a full run;
                       a run with --only or --formats writes no file unless given one)
-  --from <json>       measure nothing: render the figures a run kept in bench/results.raw/
+  --nodes <list>      comma-separated Node binaries: the whole run once on each, one after the other,
+                      and the results side by side (default: the Node running this)
+  --from <json,...>   measure nothing: render the figures runs kept in bench/results.raw/ (several
+                      files: side by side, as --nodes renders them)
   --help              this text
 
 Phases:
@@ -110,6 +113,8 @@ function parseCli(argv, env) {
         rounds: { type: 'string' },
         out: { type: 'string' },
         from: { type: 'string' },
+        nodes: { type: 'string' },
+        raw: { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -133,7 +138,10 @@ function parseCli(argv, env) {
     rounds: positive(values.rounds ?? env.BENCH_ROUNDS ?? '3', 'rounds', 1, 10),
     ordersRows: positive(env.ORDERS_ROWS ?? '1000000', 'ORDERS_ROWS', 1000, 100_000_000),
     out: values.out ?? (partial || values.from !== undefined ? undefined : 'bench/results.md'),
-    from: values.from,
+    from: values.from === undefined ? undefined : values.from.split(',').filter(Boolean),
+    nodes: values.nodes === undefined ? undefined : values.nodes.split(',').filter(Boolean),
+    // Where a run's figures are kept (a run of --nodes tells each of its runs).
+    raw: values.raw,
     partial,
   };
 }

@@ -405,4 +405,40 @@ function renderResults(r) {
   ].join('\n');
 }
 
-module.exports = { machine, loadAverage, renderResults, bars, fixed };
+/**
+ * Several runs (one per Node line, `--nodes`): the bars side by side, each run's measured figure in its
+ * column, then each run's whole report, its headings one level down.
+ * @param {any[]} runs
+ */
+function renderRuns(runs) {
+  const names = runs.map((r) => `Node ${r.machine.node}`);
+  const perRun = runs.map((r) => new Map(bars(r).map((bar) => [bar.check, bar])));
+  const checks = [...new Set(perRun.flatMap((list) => [...list.keys()]))];
+  const cell = (/** @type {Bar | undefined} */ bar) =>
+    bar ? `${bar.measured}${bar.pass === false ? ' **missed**' : ''}` : '-';
+  return [
+    '# Benchmark results',
+    '',
+    `${runs.length} runs of \`npm run bench\`, one after the other on the same machine, one per Node binary`,
+    '(`--nodes`): Drey, its floors and the load ran on that Node. Each ratio is against a floor measured in',
+    'the same run, on the same Node: compare the ratios across the lines, not the absolute figures. The',
+    "request context's and promise machinery's cost differs between the lines: the cached read's share of",
+    'bare `node:http` shows it.',
+    '',
+    '## Bars, side by side',
+    '',
+    markdownTable(
+      ['Bar', ...names],
+      checks.map((check) => [check, ...perRun.map((list) => cell(list.get(check)))]),
+    ),
+    '',
+    ...runs.flatMap((r, index) => [
+      renderResults(r)
+        .replace(/^# Benchmark results$/m, `# ${names[index]}`)
+        .replace(/^#/gm, '##'),
+      '',
+    ]),
+  ].join('\n');
+}
+
+module.exports = { machine, loadAverage, renderResults, renderRuns, bars, fixed };
