@@ -120,6 +120,7 @@ async function onExample(options, run, results) {
     cpu: SERVER_CPU,
   });
   results.exampleStartSeconds = drey.startSeconds;
+  results.startup = { seconds: drey.startSeconds, steps: startupSteps(drey.logFile) };
   console.log(`Drey ready on examples/expenses in ${drey.startSeconds.toFixed(1)} s`);
   try {
     const context = contextOf(options, run, drey, EXAMPLE_PROJECT);
@@ -132,6 +133,30 @@ async function onExample(options, run, results) {
   } finally {
     await drey.stop();
   }
+}
+
+/**
+ * Where a start's time went: the server's `start-up: ...` lines (src/runtime/startup-step.ts), each with
+ * the milliseconds since its process started, then `listening`.
+ * @param {string} logFile
+ * @returns {{ step: string, atMs: number }[]}
+ */
+function startupSteps(logFile) {
+  /** @type {{ step: string, atMs: number }[]} */
+  const steps = [];
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let entry;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof entry.msg === 'string' && entry.msg.startsWith('start-up: ')) {
+      steps.push({ step: entry.msg.slice('start-up: '.length), atMs: Number(entry.elapsedMs) });
+    }
+  }
+  return steps;
 }
 
 /**

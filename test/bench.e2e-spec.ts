@@ -311,6 +311,21 @@ describe('bench results file', () => {
     }
   });
 
+  it("renders the start's steps from the server's log lines, and judges the 10 s bar", () => {
+    const startup = {
+      seconds: 11.5,
+      steps: [
+        { step: 'loading the application', atMs: 200 },
+        { step: 'opening the database', atMs: 1400 },
+      ],
+    };
+    const text = report.renderResults({ ...results, startup });
+    expect(text).toContain('## Start-up (examples/expenses, a new database)');
+    expect(text).toMatch(/^\| opening the database +\| 1,400 +\| 1,200 +\|$/m);
+    const bar = report.bars({ ...results, startup }).find((b) => b.check.startsWith('first start'));
+    expect(bar).toMatchObject({ measured: '11.5 s', pass: false });
+  });
+
   it('renders runs on two Node lines side by side: each bar per line, then each run a level down', () => {
     const older = { ...results, machine: { ...results.machine, node: 'v20.20.2' } };
     const newer = { ...results, machine: { ...results.machine, node: 'v26.12.1' } };

@@ -144,6 +144,14 @@ function bars(r) {
       pass: times <= 1.1,
     });
   }
+  if (r.startup) {
+    list.push({
+      check:
+        'first start on Postgres and Redis ready ≤ 10 s (a new database, its first build included)',
+      measured: `${fixed(r.startup.seconds, 1)} s`,
+      pass: r.startup.seconds <= 10,
+    });
+  }
   if (r.flight) {
     list.push({
       check: '200 identical cold requests: one execution',
@@ -364,6 +372,27 @@ function flightSection(r) {
   ].join('\n');
 }
 
+/** @param {any} r */
+function startupSection(r) {
+  const steps = /** @type {{ step: string, atMs: number }[]} */ (r.startup.steps);
+  return [
+    '## Start-up (examples/expenses, a new database)',
+    '',
+    `From the process's start until \`/health/ready\` answered 200: ${fixed(r.startup.seconds, 1)} s, on one`,
+    "core (CPU 0), the example's first build included. The server's own `start-up: ...` lines (each step's",
+    "milliseconds since its process started; the build's end comes after the last, once it listens):",
+    '',
+    markdownTable(
+      ['Step', 'at ms', 'ms since the step before'],
+      steps.map((step, index) => [
+        step.step,
+        int(step.atMs),
+        index === 0 ? '-' : int(step.atMs - steps[index - 1].atMs),
+      ]),
+    ),
+  ].join('\n');
+}
+
 /**
  * The results file, from the run's figures (each phase's key present only if it ran).
  * @param {any} r
@@ -377,6 +406,7 @@ function renderResults(r) {
     r.tail && tailSection(r),
     r.uncached && uncachedSection(r),
     r.flight && flightSection(r),
+    r.startup && startupSection(r),
     ...(r.unmeasured ?? []).map(
       (/** @type {{ phase: string, message: string }} */ failed) =>
         `## Not measured: ${failed.phase}\n\n${failed.message.split('\n')[0]}`,
