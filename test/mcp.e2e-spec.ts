@@ -119,7 +119,8 @@ describe('the MCP server', () => {
       };
       expect(structured.rows).toEqual(MONTHLY);
       expect(structured).toMatchObject({ total_rows: 12, left_out: 0, next_offset: null });
-      expect(result.content[0].text).toContain('2024-03 | 3248.5');
+      // The text copy writes a decimal at its scale, as the CSV export does; the structured rows keep numbers.
+      expect(result.content[0].text).toContain('2024-03 | 3248.50\n');
     });
 
     it('answers 10 rows by default and says how many were left out and how to page', async () => {

@@ -1,5 +1,6 @@
 import type { CsvFormulas } from '@/core/result-builtins';
 import { escapedCsvText, isTextColumn } from '@/engine/export/csv-cells';
+import { decimalPrinters } from '@/engine/sql/decimal-text';
 import type { JsonValue, QueryResult, ResultColumn } from '@/engine/sql/query-result';
 
 /** A value as a cell of text: nulls empty in CSV, `NULL` in a table; objects and lists as JSON. */
@@ -15,24 +16,6 @@ function csvField(text: string): string {
 
 /** A column as the formats below read it: its database type, when known, says a decimal's scale. */
 type Column = Pick<ResultColumn, 'name' | 'type'> & Partial<Pick<ResultColumn, 'databaseType'>>;
-
-/** The scale of a `DECIMAL(p,s)` database type. */
-function scaleOf(column: Column): number | undefined {
-  const match = /^DECIMAL\(\d+,\s*(\d+)\)$/i.exec(column.databaseType ?? '');
-  return match ? Number(match[1]) : undefined;
-}
-
-/**
- * A decimal at its scale, as DuckDB writes it and the CSV export has it: 2320.80, where the JSON value is
- * the number 2320.8. A number here prints back to the decimal's exact digits (see `decimalJson`), so the
- * zeros are added to its text, never rounded; a string already holds every digit.
- */
-export function decimalText(value: number | string, scale: number): string {
-  const text = String(value);
-  if (typeof value === 'string' || scale === 0) return text;
-  const [whole, fraction = ''] = text.split('.');
-  return `${whole}.${fraction.padEnd(scale, '0')}`;
-}
 
 /**
  * A float as a person reads it: a DOUBLE to 15 significant digits (7.6, not 7.6000000000000005: the
@@ -60,10 +43,10 @@ export function cellFormatters(
   purpose: 'table' | 'csv',
 ): ((value: JsonValue) => JsonValue)[] {
   return columns.map((column) => {
-    const scale = column.type === 'decimal' ? scaleOf(column) : undefined;
-    if (scale !== undefined) {
+    const decimal = decimalPrinters([column])[0];
+    if (decimal) {
       return (value) =>
-        typeof value === 'number' || typeof value === 'string' ? decimalText(value, scale) : value;
+        typeof value === 'number' || typeof value === 'string' ? decimal(value) : value;
     }
     if (column.type === 'number' && purpose === 'table') {
       return (value) => (typeof value === 'number' ? floatText(value, column.databaseType) : value);

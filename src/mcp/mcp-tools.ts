@@ -18,6 +18,7 @@ import type { ParameterCatalog } from '@/core/parameters/parameter-catalog';
 import type { Project } from '@/core/project/project';
 import { ServedProject } from '@/core/project/served-project';
 import { KeptPerView } from '@/mcp/kept-per-view';
+import { decimalPrinters } from '@/engine/sql/decimal-text';
 import { pageNote, rowsTable, widgetLine } from '@/mcp/mcp-text';
 
 type Args = Record<string, unknown>;
@@ -265,8 +266,27 @@ export function selectionRequest(selections: unknown): ParameterRequest {
 /** A page of rows, with its columns and the total of rows it is cut from. */
 interface RowsPage {
   columns: { name: string; type: string }[];
+  /** The database's own type of each column, where known: the text prints decimals at their scale. */
+  databaseTypes?: string[];
   rows: unknown[][];
   total: number;
+}
+
+/**
+ * The page's rows with each decimal as text at its scale (2320.80, as the CSV export has it), for the text
+ * copy only: the structured rows keep JSON numbers.
+ */
+function printedDecimals(page: RowsPage): unknown[][] {
+  const printers = decimalPrinters(
+    page.columns.map((column, index) => ({ ...column, databaseType: page.databaseTypes?.[index] })),
+  );
+  if (printers.every((printer) => printer === undefined)) return page.rows;
+  return page.rows.map((row) =>
+    row.map((value, index) => {
+      const printer = printers[index];
+      return printer && typeof value === 'number' ? printer(value) : value;
+    }),
+  );
 }
 
 /** A page of rows as the tool answers it: structured rows, a table and a paging note. */
@@ -283,7 +303,7 @@ function pageResult(page: RowsPage, offset: number, tool: string): CallToolResul
         type: 'text',
         text: `${rowsTable(
           columns.map((column) => column.name),
-          rows,
+          printedDecimals(page),
         )}\n(${note})`,
       },
     ],

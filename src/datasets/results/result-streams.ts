@@ -4,6 +4,7 @@ import { isTextColumn } from '@/engine/export/csv-cells';
 import { parseResultOptions } from '@/datasets/results/result-options';
 import { csvLine, ndjsonLine } from '@/datasets/results/stream-formats';
 import type { RowBatch } from '@/engine/duckdb/duckdb-stream';
+import { decimalPrinters } from '@/engine/sql/decimal-text';
 import type { JsonValue } from '@/engine/sql/query-result';
 
 /** The columns, first row and row count an export encodes from rows, and how CSV writes text. */
@@ -62,6 +63,8 @@ class RowEncoder {
   private names: string[] = [];
   /** The text columns CSV escapes, by position among those written; undefined for values as stored. */
   private escape?: boolean[];
+  /** CSV: each written column's printer of a decimal at its scale (2320.80), as DuckDB's CSV has it. */
+  private decimals: (((value: number | string) => string) | undefined)[] = [];
   private skip: number;
   /** Rows still to write. */
   left: number;
@@ -85,7 +88,10 @@ class RowEncoder {
         this.escape = this.indexes.map((index) => isTextColumn(batch.columns[index].type));
       }
       // The header: the project's column names, as stored (engine/export/csv-cells.ts).
-      if (this.format === 'csv') text += csvLine(this.names);
+      if (this.format === 'csv') {
+        text += csvLine(this.names);
+        this.decimals = decimalPrinters(this.indexes.map((index) => batch.columns[index]));
+      }
     }
     const indexes = this.indexes;
     let start = 0;
@@ -97,7 +103,11 @@ class RowEncoder {
     this.left -= end - start;
     const picked: JsonValue[] = new Array<JsonValue>(indexes.length);
     for (let row = start; row < end; row++) {
-      for (let i = 0; i < indexes.length; i++) picked[i] = batch.value(row, indexes[i]);
+      for (let i = 0; i < indexes.length; i++) {
+        const value = batch.value(row, indexes[i]);
+        const decimal = this.decimals[i];
+        picked[i] = decimal && typeof value === 'number' ? decimal(value) : value;
+      }
       text += this.format === 'csv' ? csvLine(picked, this.escape) : ndjsonLine(this.names, picked);
       if ((row - start) % ROWS_PER_STRING === ROWS_PER_STRING - 1) {
         parts.push(Buffer.from(text));
