@@ -2,6 +2,7 @@
 import '@/runtime/heap-policy';
 import 'reflect-metadata';
 import { readdirSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { JsonLogger } from '@/runtime/json-logger';
@@ -18,6 +19,7 @@ import type { Project } from '@/core/project/project';
 import { lastGoodBuild } from '@/engine/environment/build-pointer';
 import { probePort, portProblem } from '@/runtime/port-probe';
 import { startupStep } from '@/runtime/startup-step';
+import { keepIdleConnections } from '@/runtime/keep-alive';
 import { EXIT_PROJECT_INVALID } from '@/runtime/exit-codes';
 
 async function main(): Promise<void> {
@@ -122,6 +124,7 @@ async function main(): Promise<void> {
           .catch(() => undefined),
     );
     startupStep(logger, 'modules started');
+    keepIdleConnections(app.getHttpServer() as Server);
     await app.listen(config.port, config.host).catch((error: unknown) => {
       // Taken since the probe above: the same one line.
       const line = portProblem(error, config.port, config.host);

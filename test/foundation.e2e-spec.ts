@@ -18,6 +18,12 @@ describe('foundation over HTTP (Postgres and Redis)', () => {
     expect(await response.json()).toEqual({ status: 'ok' });
   });
 
+  it('keeps an idle connection for 65 s, past the proxies in front of it', async () => {
+    // Node's default, 5 s, let a proxy reuse a connection just as the server closed it (a 502).
+    const response = await fetch(`${t.url}/health/live`);
+    expect(response.headers.get('keep-alive')).toBe('timeout=65');
+  });
+
   it('reports readiness with the real servers it uses', async () => {
     const { status, body } = await http(`${t.url}/health/ready`);
     expect(status).toBe(200);
