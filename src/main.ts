@@ -2,7 +2,6 @@
 import '@/runtime/heap-policy';
 import 'reflect-metadata';
 import { readdirSync } from 'node:fs';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { JsonLogger } from '@/runtime/json-logger';
@@ -124,7 +123,7 @@ async function main(): Promise<void> {
           .catch(() => undefined),
     );
     startupStep(logger, 'modules started');
-    keepIdleConnections(app.getHttpServer() as Server);
+    keepIdleConnections(app.getHttpServer());
     await app.listen(config.port, config.host).catch((error: unknown) => {
       // Taken since the probe above: the same one line.
       const line = portProblem(error, config.port, config.host);
