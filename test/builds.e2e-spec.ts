@@ -5,6 +5,23 @@ import { Api, P } from './support/api';
 import { until } from './support/wait';
 import { EXAMPLE_PROJECT, TestServer, startServer } from './support/server';
 
+/**
+ * A server on a copy of the example project in a new temporary folder (`prefix`), which the test may change,
+ * once it answers ready (within `readyMs`).
+ */
+async function startOnCopy(prefix: string, readyMs?: number) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cpSync(EXAMPLE_PROJECT, dir, { recursive: true });
+  const t = await startServer({ PROJECT_DIR: dir });
+  const api = new Api(t.url);
+  await until(
+    () => api.get('/health/ready'),
+    (reply) => reply.status === 200,
+    readyMs,
+  );
+  return { dir, t, api };
+}
+
 describe('builds', () => {
   let t: TestServer;
   let api: Api;
@@ -85,14 +102,7 @@ describe('a failing build', () => {
   let api: Api;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'drey-broken-'));
-    cpSync(EXAMPLE_PROJECT, dir, { recursive: true });
-    t = await startServer({ PROJECT_DIR: dir });
-    api = new Api(t.url);
-    await until(
-      () => api.get('/health/ready'),
-      (reply) => reply.status === 200,
-    );
+    ({ dir, t, api } = await startOnCopy('drey-broken-'));
   });
   afterAll(async () => {
     await t.close();
@@ -297,15 +307,7 @@ describe('a build a client follows (Prefer: respond-async)', () => {
   const slow = `${original}\nWHERE (SELECT count(*) FROM range(300000000) r(i) WHERE hash(i) % 7 = 0) > 0`;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'drey-async-'));
-    cpSync(EXAMPLE_PROJECT, dir, { recursive: true });
-    t = await startServer({ PROJECT_DIR: dir });
-    api = new Api(t.url);
-    await until(
-      () => api.get('/health/ready'),
-      (reply) => reply.status === 200,
-      60000,
-    );
+    ({ dir, t, api } = await startOnCopy('drey-async-', 60000));
     admin = await api.adminToken();
   });
   afterAll(async () => {

@@ -11,7 +11,7 @@ import {
   startServer,
 } from './support/server';
 import { createTestDatabase, tempDir } from './support/services';
-import { CLI, Ran, drey } from './support/drey-cli';
+import { CLI, Dev, Ran, drey } from './support/drey-cli';
 
 describe('the drey command line, as a process', () => {
   it('stops quietly when its reader closes the pipe early (drey run ... | head)', async () => {
@@ -299,32 +299,17 @@ describe('the drey command line, as a process', () => {
     cpSync(EXAMPLE_PROJECT, project, { recursive: true });
     const database = await createTestDatabase();
     const env = baseEnv(join(dir.path, 'data'), database.url, { PROJECT_DIR: project });
-    const child = spawn(process.execPath, [CLI, 'dev'], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
-    });
-    const logs: Record<string, unknown>[] = [];
-    let stderr = '';
-    let buffer = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffer += chunk;
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      for (const line of lines)
-        if (line.startsWith('{')) logs.push(JSON.parse(line) as Record<string, unknown>);
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const waitFor = async (what: () => boolean, ms = 30000) => {
-      const deadline = Date.now() + ms;
-      while (!what()) {
-        if (Date.now() > deadline) throw new Error(`timed out; stderr: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
-    const builds = () => logs.filter((line) => line.msg === 'build succeeded').length;
+    const dev = new Dev(
+      spawn(process.execPath, [CLI, 'dev'], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', ...env },
+      }),
+      30000,
+    );
+    const builds = () => dev.count('build succeeded');
     try {
-      await waitFor(() => builds() === 1 && logs.some((line) => line.msg === 'listening'));
-      const url = String(logs.find((line) => line.msg === 'listening')?.url);
+      await dev.waitFor(() => builds() === 1 && dev.logs.some((line) => line.msg === 'listening'));
+      const url = String(dev.logs.find((line) => line.msg === 'listening')?.url);
       const api = new Api(url);
       const fields = async () =>
         (
@@ -343,17 +328,16 @@ describe('the drey command line, as a process', () => {
           'sum(amount) AS total_amount, count(*) AS n',
         ),
       );
-      await waitFor(() => builds() === 2);
+      await dev.waitFor(() => builds() === 2);
       expect(await fields()).toEqual(['month', 'total_amount', 'n']);
 
       writeFileSync(sql, original.replace('sum(amount)', 'sum(amout)'));
-      await waitFor(() => stderr.includes('not rebuilt'));
-      expect(stderr).toContain('models/expenses_by_month.sql at line 1, column 19');
+      await dev.waitFor(() => dev.stderr.includes('not rebuilt'));
+      expect(dev.stderr).toContain('models/expenses_by_month.sql at line 1, column 19');
       expect(builds()).toBe(2);
       expect(await fields()).toEqual(['month', 'total_amount', 'n']);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('close', resolve));
+      await dev.stop();
       await database.drop();
       dir.remove();
     }

@@ -1,4 +1,4 @@
-import { ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   cpSync,
   mkdirSync,
@@ -10,44 +10,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { Api, P } from './support/api';
+import { CLI, Dev } from './support/drey-cli';
 import { EXAMPLE_PROJECT, REPO_ROOT, baseEnv } from './support/server';
 import { createTestDatabase, tempDir } from './support/services';
-
-const CLI = join(REPO_ROOT, 'dist', 'cli', 'drey.js');
-
-/** `drey dev` as a process: its JSON log lines (the server's) and its stderr (dev's own lines). */
-class Dev {
-  readonly logs: Record<string, unknown>[] = [];
-  stderr = '';
-
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
-    let buffer = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffer += chunk;
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      for (const line of lines)
-        if (line.startsWith('{')) this.logs.push(JSON.parse(line) as Record<string, unknown>);
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
-  }
-
-  builds(): number {
-    return this.logs.filter((line) => line.msg === 'build succeeded').length;
-  }
-
-  refusals(): number {
-    return this.stderr.split('not rebuilt').length - 1;
-  }
-
-  async waitFor(what: () => boolean, ms = 45000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!what()) {
-      if (Date.now() > deadline) throw new Error(`timed out; stderr: ${this.stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 /**
  * Each way an editor or a tool saves a file, on a model that was broken and is fixed by that save: the fix
@@ -67,6 +32,9 @@ describe('drey dev sees every way a file is saved', () => {
   const withColumn = (name: string) =>
     original.replace('sum(amount) AS total_amount', `sum(amount) AS total_amount, 1 AS ${name}`);
   const broken = () => original.replace('sum(amount)', 'sum(amout)');
+  const buildCount = () => dev.count('build succeeded');
+  /** The checks dev has refused so far: each says the project was `not rebuilt`. */
+  const refusalCount = () => dev.stderr.split('not rebuilt').length - 1;
 
   const fields = async () =>
     (
@@ -77,16 +45,16 @@ describe('drey dev sees every way a file is saved', () => {
 
   /** Breaks the model by a plain write and waits until dev has refused it; the server keeps its build. */
   async function breakModel(): Promise<void> {
-    const refusals = dev.refusals();
+    const refusals = refusalCount();
     writeFileSync(sql, broken());
-    await dev.waitFor(() => dev.refusals() > refusals);
+    await dev.waitFor(() => refusalCount() > refusals);
   }
 
   /** Runs `save`, then waits for the rebuild it causes and returns the fields served after it. */
   async function savedBy(save: () => void): Promise<string[]> {
-    const builds = dev.builds();
+    const builds = buildCount();
     save();
-    await dev.waitFor(() => dev.builds() > builds);
+    await dev.waitFor(() => buildCount() > builds);
     return fields();
   }
 
@@ -101,10 +69,11 @@ describe('drey dev sees every way a file is saved', () => {
         cwd: REPO_ROOT,
         env: { PATH: process.env.PATH ?? '', ...env },
       }),
+      45000,
     );
     await dev.waitFor(
       () =>
-        dev.builds() === 1 &&
+        buildCount() === 1 &&
         dev.logs.some((line) => line.msg === 'listening') &&
         dev.stderr.includes('drey dev: watching'),
       60000,
@@ -115,12 +84,7 @@ describe('drey dev sees every way a file is saved', () => {
 
   afterAll(async () => {
     // Also after a failed start: whatever was started is stopped, whatever was made is removed.
-    const child = (dev as Dev | undefined)?.child;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const closed = new Promise((resolve) => child.once('close', resolve));
-      child.kill('SIGTERM');
-      await closed;
-    }
+    await (dev as Dev | undefined)?.stop();
     await drop?.();
     dir.remove();
   }, 30000);
@@ -164,17 +128,17 @@ describe('drey dev sees every way a file is saved', () => {
   }, 120000);
 
   it('a file deleted, then written again later', async () => {
-    const refusals = dev.refusals();
+    const refusals = refusalCount();
     unlinkSync(sql);
     // Without its model the dataset is a problem of the project: refused, the old build still served.
-    await dev.waitFor(() => dev.refusals() > refusals);
+    await dev.waitFor(() => refusalCount() > refusals);
     expect(await fields()).toEqual(['month', 'total_amount', 'copied']);
     const served = await savedBy(() => writeFileSync(sql, withColumn('recreated')));
     expect(served).toEqual(['month', 'total_amount', 'recreated']);
   }, 120000);
 
   it('a new model in a new folder, which the broken model was missing', async () => {
-    const refusals = dev.refusals();
+    const refusals = refusalCount();
     writeFileSync(
       sql,
       original
@@ -187,7 +151,7 @@ describe('drey dev sees every way a file is saved', () => {
           "{{ ref('expense_details') }} CROSS JOIN {{ ref('new_model') }} x",
         ),
     );
-    await dev.waitFor(() => dev.refusals() > refusals);
+    await dev.waitFor(() => refusalCount() > refusals);
     const served = await savedBy(() => {
       mkdirSync(join(project, 'models', 'added', 'deeper'), { recursive: true });
       writeFileSync(join(project, 'models', 'added', 'deeper', 'new_model.yml'), 'kind: build\n');
@@ -195,9 +159,9 @@ describe('drey dev sees every way a file is saved', () => {
     });
     expect(served).toEqual(['month', 'total_amount', 'from_new']);
     // The new folder stays watched: a change in it is checked too.
-    const more = dev.refusals();
+    const more = refusalCount();
     writeFileSync(join(project, 'models', 'added', 'deeper', 'new_model.sql'), 'SELEC 7 AS k\n');
-    await dev.waitFor(() => dev.refusals() > more);
+    await dev.waitFor(() => refusalCount() > more);
     // And a folder deleted whole, with the model that needed it put back as it was.
     const restored = await savedBy(() => {
       rmSync(join(project, 'models', 'added'), { recursive: true });
@@ -207,14 +171,14 @@ describe('drey dev sees every way a file is saved', () => {
   }, 120000);
 
   it("reports a file's problem and another model's SQL problem in one check, as validate does", async () => {
-    const refusals = dev.refusals();
+    const refusals = refusalCount();
     const stray = join(project, 'models', 'stray.yml');
     const from = dev.stderr.length;
     writeFileSync(stray, 'kind: nonsense\n');
     writeFileSync(join(project, 'models', 'stray.sql'), 'SELECT 1 AS one\n');
     writeFileSync(sql, broken());
     await dev.waitFor(
-      () => dev.refusals() > refusals && /in its SQL \(\d+\)/.test(dev.stderr.slice(from)),
+      () => refusalCount() > refusals && /in its SQL \(\d+\)/.test(dev.stderr.slice(from)),
     );
     const report = dev.stderr.slice(from);
     expect(report).toMatch(/in its files \(\d+\):[\s\S]*stray\.yml/);
@@ -230,14 +194,14 @@ describe('drey dev sees every way a file is saved', () => {
   it('project.yml saved by rename, after a broken save', async () => {
     const yml = join(project, 'project.yml');
     const manifest = readFileSync(yml, 'utf8');
-    const refusals = dev.refusals();
+    const refusals = refusalCount();
     writeFileSync(yml, `${manifest}\nparameters: [unclosed\n`);
-    await dev.waitFor(() => dev.refusals() > refusals);
-    const builds = dev.builds();
+    await dev.waitFor(() => refusalCount() > refusals);
+    const builds = buildCount();
     const staged = join(project, '.project.yml.tmp');
     writeFileSync(staged, manifest.replace('label: Expenses\n', 'label: Expenses, renamed\n'));
     renameSync(staged, yml);
-    await dev.waitFor(() => dev.builds() > builds);
+    await dev.waitFor(() => buildCount() > builds);
     expect((await api.get(P)).body).toMatchObject({ label: 'Expenses, renamed' });
   }, 120000);
 });

@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import {
   launchBrowser,
@@ -10,9 +8,11 @@ import {
 import { Api } from './support/api';
 import { loopbackCertificate, serveJsonDocument } from './support/https-document';
 import {
+  AssistantCallback,
   MemoryOAuthProvider,
   OAuthClientKind,
   assistantJourney,
+  listenAsAssistant,
   signInWithSdk,
 } from './support/mcp-oauth';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
@@ -48,15 +48,15 @@ describe('signing an assistant in on Drey’s pages in Chromium (OAUTH_SERVER)',
   let t: TestServer;
   let browser: Browser;
   // The assistant's own loopback page, which the browser is sent back to.
-  const assistant = createServer((_request, response) => response.end('back at the assistant'));
+  let assistant: AssistantCallback | undefined;
   let callback: string;
   // An assistant identified by its client ID metadata document (CIMD), served over HTTPS on loopback.
   const tls = loopbackCertificate();
   let document: Awaited<ReturnType<typeof serveJsonDocument>>;
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => assistant.listen(0, '127.0.0.1', resolve));
-    callback = `http://127.0.0.1:${(assistant.address() as AddressInfo).port}/callback`;
+    assistant = await listenAsAssistant();
+    callback = assistant.callback;
     document = await serveJsonDocument(tls, '/assistant/client.json', (url) => ({
       client_id: url,
       client_name: 'Drey test assistant (metadata document)',
@@ -78,7 +78,7 @@ describe('signing an assistant in on Drey’s pages in Chromium (OAUTH_SERVER)',
   });
   afterAll(async () => {
     await Promise.all([browser?.close(), t?.close(), document?.close()]);
-    assistant.close();
+    assistant?.close();
     tls.remove();
   });
 

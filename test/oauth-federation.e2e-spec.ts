@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { Api, P } from './support/api';
 import {
@@ -9,9 +7,11 @@ import {
   serverErrors,
 } from './support/browser';
 import {
+  AssistantCallback,
   MemoryOAuthProvider,
   OAuthClientKind,
   assistantJourney,
+  listenAsAssistant,
   signInWithSdk,
 } from './support/mcp-oauth';
 import { ADMIN_PASSWORD, TestServer, startServer } from './support/server';
@@ -45,7 +45,7 @@ describe('signing in through the corporate identity provider from Drey’s page 
   let base: string;
   let browser: Browser;
   // The assistant's own loopback page, which the browser is sent back to.
-  const assistant = createServer((_request, response) => response.end('back at the assistant'));
+  let assistant: AssistantCallback | undefined;
   let callback: string;
 
   beforeAll(async () => {
@@ -54,8 +54,8 @@ describe('signing in through the corporate identity provider from Drey’s page 
     // Drey on `localhost`, the provider on 127.0.0.1: two hosts, as a browser keeps their cookies apart.
     // The provider is not started yet: the first test finds it unreachable.
     base = `http://localhost:${port}`;
-    await new Promise<void>((resolve) => assistant.listen(0, '127.0.0.1', resolve));
-    callback = `http://127.0.0.1:${(assistant.address() as AddressInfo).port}/callback`;
+    assistant = await listenAsAssistant();
+    callback = assistant.callback;
     [t, browser] = await Promise.all([
       startServer({
         PORT: String(port),
@@ -72,7 +72,7 @@ describe('signing in through the corporate identity provider from Drey’s page 
   });
   afterAll(async () => {
     await Promise.all([t?.close(), idp?.stop(), browser?.close()]);
-    assistant.close();
+    assistant?.close();
   });
 
   it('says when the provider cannot be reached (503, Retry-After), and a Drey account still signs in', async () => {

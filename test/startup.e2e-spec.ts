@@ -1,9 +1,9 @@
-import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { join } from 'node:path';
 import { Api, P } from './support/api';
-import { drey } from './support/drey-cli';
+import { Dev, drey } from './support/drey-cli';
 import { EXAMPLE_PROJECT, LogLine, REPO_ROOT, ServerProcess, baseEnv } from './support/server';
 import { createTestDatabase, freePort, tempDir, TestDatabase } from './support/services';
 
@@ -159,43 +159,6 @@ describe('a taken port', () => {
     expect(server.logs.map((line) => line.msg)).toEqual(['starting']);
   }, 60_000);
 });
-
-/** `npm run dev` as a process: its JSON log lines (the server's) and its stderr (dev's own lines). */
-class Dev {
-  readonly logs: LogLine[] = [];
-  stderr = '';
-
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
-    let buffer = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffer += chunk;
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      for (const line of lines)
-        if (line.startsWith('{')) this.logs.push(JSON.parse(line) as LogLine);
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
-  }
-
-  count(msg: string): number {
-    return this.logs.filter((line) => line.msg === msg).length;
-  }
-
-  async waitFor(what: () => boolean, ms = 90_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!what()) {
-      if (Date.now() > deadline) throw new Error(`timed out; stderr: ${this.stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  async stop(): Promise<number | null> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
-    const closed = new Promise<number | null>((resolve) => this.child.once('close', resolve));
-    this.child.kill('SIGTERM');
-    return closed;
-  }
-}
 
 describe('npm run dev on a project that does not check out', () => {
   const dir = tempDir();

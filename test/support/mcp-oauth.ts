@@ -6,11 +6,32 @@ import {
 import { UnauthorizedError as UnauthorizedV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { P } from './api';
 import { signInThrough } from './oauth-flow';
 
 /** Where the test client says it receives the authorization response (nothing listens: it is read; a port Chromium will open). */
 export const CLIENT_REDIRECT = 'http://127.0.0.1:47823/mcp-client/callback';
+
+/** The assistant's own page on loopback: `callback` is its redirect URI. */
+export interface AssistantCallback {
+  callback: string;
+  close(): void;
+}
+
+/**
+ * Listens on loopback as a desktop assistant does for the authorization response: the page the browser is
+ * sent back to after sign-in.
+ */
+export async function listenAsAssistant(): Promise<AssistantCallback> {
+  const assistant = createServer((_request, response) => response.end('back at the assistant'));
+  await new Promise<void>((resolve) => assistant.listen(0, '127.0.0.1', resolve));
+  return {
+    callback: `http://127.0.0.1:${(assistant.address() as AddressInfo).port}/callback`,
+    close: () => assistant.close(),
+  };
+}
 
 /**
  * An OAuth client provider as an assistant keeps one, in memory: the SDKs' `OAuthClientProvider` (the same
