@@ -1,14 +1,14 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { AuditService } from '@/audit/audit.service';
 import type { AdminCaller } from '@/core/caller';
-import { BuildQueue, Submission } from '@/builds/build-queue';
+import { BuildQueue } from '@/builds/build-queue';
 import { BuildRunner, errorMessage, INTERRUPTED, wasInterrupted } from '@/builds/build-runner';
-import { DomainError, type ErrorCode, NotFoundError, NotReadyError } from '@/core/errors';
+import { BuildSubmitter } from '@/builds/build-submitter';
+import { DomainError, type ErrorCode, NotFoundError } from '@/core/errors';
 import { JsonLogger } from '@/runtime/json-logger';
 import { startupStep } from '@/runtime/startup-step';
-import type { BuildRun, BuildTrigger } from '@/database/tables/build-runs.entity';
+import type { BuildRun } from '@/database/tables/build-runs.entity';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
 import type { BuildSchedule } from '@/core/project/build-schedule';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
@@ -22,8 +22,6 @@ import { describeProblem, ProjectError } from '@/core/project-errors';
 import type { Project } from '@/core/project/project';
 import { MetricsService } from '@/metrics/metrics.service';
 
-// A queue store that does not answer within this time is down: say so instead of hanging.
-const SUBMIT_TIMEOUT_MS = 5000;
 const STALE_QUEUED_MS = 60_000;
 /** What `POST P/build` stops waiting with when the process stops. */
 const STOPPING = new Error('the server process is stopping');
@@ -37,6 +35,7 @@ export class BuildsService implements OnApplicationBootstrap {
   /** Rejected when the process stops: `POST P/build` stops waiting then. */
   private readonly stopped: Promise<never>;
   private stopWaiting: () => void = () => undefined;
+  private readonly submitter: BuildSubmitter;
 
   constructor(
     private readonly runs: BuildRunsRepository,
@@ -51,6 +50,7 @@ export class BuildsService implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly deliveries: WebhookDeliveriesRepository,
   ) {
+    this.submitter = new BuildSubmitter(runs, queue, engine, logger);
     this.stopped = new Promise<never>((_, reject) => {
       this.stopWaiting = () => reject(STOPPING);
     });
@@ -172,7 +172,7 @@ export class BuildsService implements OnApplicationBootstrap {
   /** A build the schedule names, on the in-process queue: skipped when another one is queued or running. */
   private async scheduled(): Promise<void> {
     try {
-      const submission = await this.submit(null, 'schedule');
+      const submission = await this.submitter.submit(null, 'schedule');
       if (!submission) {
         this.logger.emit('info', 'scheduled build skipped: another build is queued or running');
         return;
@@ -189,7 +189,7 @@ export class BuildsService implements OnApplicationBootstrap {
 
   private async firstBuild(): Promise<void> {
     try {
-      const submission = await this.submit(null, 'start');
+      const submission = await this.submitter.submit(null, 'start');
       await submission?.done;
     } catch (error) {
       // The queue may lose track of a build that ran (Redis gone as it finished: "stalled"); the history,
@@ -217,7 +217,7 @@ export class BuildsService implements OnApplicationBootstrap {
    * its outcome logged. False when another build is queued or running.
    */
   async rebuild(reason: string): Promise<boolean> {
-    const submission = await this.submit(null, 'operator');
+    const submission = await this.submitter.submit(null, 'operator');
     if (!submission) {
       this.logger.emit('warn', 'build not started: another one is queued or running', { reason });
       return false;
@@ -293,7 +293,7 @@ export class BuildsService implements OnApplicationBootstrap {
 
   /** A build asked for through the API: queued, or 400 `build_in_progress`. */
   private async requested(caller: AdminCaller): Promise<{ buildId: string; done: Promise<void> }> {
-    const submission = await this.submit(caller.username, 'request');
+    const submission = await this.submitter.submit(caller.username, 'request');
     if (!submission) {
       throw new DomainError(
         'build_in_progress',
@@ -341,74 +341,6 @@ export class BuildsService implements OnApplicationBootstrap {
     const runs = await this.runs.newest(limit, this.identity);
     const deliveries = await this.deliveries.forBuilds(runs.map((run) => run.id));
     return runs.map((run) => ({ run, notifications: deliveries.get(run.id) ?? [] }));
-  }
-
-  private async submit(
-    requestedBy: string | null,
-    trigger: BuildTrigger,
-  ): Promise<{ buildId: string; done: Promise<void> } | undefined> {
-    const buildId = randomUUID();
-    await this.runs.insertQueued(buildId, requestedBy, this.identity, trigger);
-    let timer: NodeJS.Timeout | undefined;
-    // On a timeout the run stays queued: if the store comes back and takes the job after all, it runs.
-    const pending = this.queue.submit({ buildId, project: this.identity });
-    try {
-      const submission = await Promise.race([
-        pending,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new NotReadyError(
-                  'The builds queue (Redis) does not answer; try again shortly',
-                  10,
-                ),
-              ),
-            SUBMIT_TIMEOUT_MS,
-          );
-        }),
-      ]);
-      if (!submission.accepted) {
-        await this.runs.delete(buildId);
-        return undefined;
-      }
-      this.logger.emit('info', 'build queued', { buildId, requestedBy });
-      return { buildId, done: submission.done };
-    } catch (error) {
-      if (error instanceof NotReadyError) this.followLate(buildId, requestedBy, pending);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /**
-   * A submission that outlived its request (the queue's store was unreachable) settles once the store is
-   * back. Taken, the build runs; declined, because another build held the queue by then (one that was
-   * running when the store went away, say), its run is removed rather than left queued for ever.
-   */
-  private followLate(
-    buildId: string,
-    requestedBy: string | null,
-    pending: Promise<Submission>,
-  ): void {
-    pending
-      .then(async (submission) => {
-        if (submission.accepted) {
-          this.logger.emit('info', 'build queued', { buildId, requestedBy, late: true });
-          submission.done.catch(() => undefined);
-          return;
-        }
-        await this.runs.delete(buildId);
-        this.logger.emit('warn', 'build not started: another one was queued or running', {
-          buildId,
-          requestedBy,
-          reason: 'asked for while the queue was unreachable',
-        });
-      })
-      .catch((error: unknown) =>
-        this.logger.emit('warn', 'build not queued', { buildId, error: errorMessage(error) }),
-      );
   }
 
   /**
