@@ -3,9 +3,10 @@ import { Gauge } from 'prom-client';
 import { AuditService } from '@/audit/audit.service';
 import type { AdminCaller } from '@/core/caller';
 import { BuildQueue } from '@/builds/build-queue';
-import { BuildRunner, errorMessage, INTERRUPTED, wasInterrupted } from '@/builds/build-runner';
+import { BuildHistory } from '@/builds/build-history';
+import { BuildRunner, errorMessage, wasInterrupted } from '@/builds/build-runner';
 import { BuildSubmitter } from '@/builds/build-submitter';
-import { DomainError, type ErrorCode, NotFoundError } from '@/core/errors';
+import { DomainError, type ErrorCode } from '@/core/errors';
 import { JsonLogger } from '@/runtime/json-logger';
 import { startupStep } from '@/runtime/startup-step';
 import type { BuildRun } from '@/database/tables/build-runs.entity';
@@ -22,7 +23,6 @@ import { describeProblem, ProjectError } from '@/core/project-errors';
 import type { Project } from '@/core/project/project';
 import { MetricsService } from '@/metrics/metrics.service';
 
-const STALE_QUEUED_MS = 60_000;
 /** What `POST P/build` stops waiting with when the process stops. */
 const STOPPING = new Error('the server process is stopping');
 
@@ -36,6 +36,7 @@ export class BuildsService implements OnApplicationBootstrap {
   private readonly stopped: Promise<never>;
   private stopWaiting: () => void = () => undefined;
   private readonly submitter: BuildSubmitter;
+  private readonly buildHistory: BuildHistory;
 
   constructor(
     private readonly runs: BuildRunsRepository,
@@ -48,9 +49,10 @@ export class BuildsService implements OnApplicationBootstrap {
     private readonly logger: JsonLogger,
     metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly deliveries: WebhookDeliveriesRepository,
+    deliveries: WebhookDeliveriesRepository,
   ) {
     this.submitter = new BuildSubmitter(runs, queue, engine, logger);
+    this.buildHistory = new BuildHistory(runs, deliveries, queue, engine, logger);
     this.stopped = new Promise<never>((_, reject) => {
       this.stopWaiting = () => reject(STOPPING);
     });
@@ -74,7 +76,7 @@ export class BuildsService implements OnApplicationBootstrap {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.markInterrupted();
+    await this.buildHistory.markInterrupted();
     // A build published while this process was away (or before its DATA_DIR existed) is served first.
     await this.sync.catchUp();
     await this.startSchedule();
@@ -202,7 +204,7 @@ export class BuildsService implements OnApplicationBootstrap {
         this.logger.emit('info', 'first build interrupted', { error: errorMessage(error) });
         return;
       }
-      await this.whyNotServing().catch((reading: unknown) =>
+      await this.buildHistory.whyNotServing().catch((reading: unknown) =>
         this.logger.emit('warn', 'why the first build failed could not be read', {
           error: errorMessage(reading),
         }),
@@ -274,7 +276,7 @@ export class BuildsService implements OnApplicationBootstrap {
 
   /**
    * `POST P/build` with `Prefer: respond-async`: queues a build and answers at once with its run, as
-   * {@link find} will go on answering it. Audited when accepted (nobody waits for its end here; the
+   * `GET P/builds/{id}` will go on answering it. Audited when accepted (nobody waits for its end here; the
    * history has it).
    */
   async start(caller: AdminCaller): Promise<BuildRun> {
@@ -303,62 +305,19 @@ export class BuildsService implements OnApplicationBootstrap {
     return submission;
   }
 
-  /** One build of the history, `GET P/builds/{id}`: 404 for an id of no build of this project. */
-  async find(id: string): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }> {
-    await this.markInterrupted();
-    const run = await this.runs.findById(id);
-    // Runs from before runs named their project belong to whichever project reads them, as in history().
-    if (!run || (run.project !== null && run.project !== this.identity)) {
-      throw new NotFoundError(`No build ${id} of this project`);
-    }
-    const deliveries = await this.deliveries.forBuilds([run.id]);
-    return { run, notifications: deliveries.get(run.id) ?? [] };
+  /** `GET P/builds/{id}`: {@link BuildHistory.find}. */
+  find(id: string): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }> {
+    return this.buildHistory.find(id);
   }
 
-  /**
-   * While no environment is open: why, when a build has failed since the last one that succeeded (the
-   * first build, say), as a sentence for every client; undefined while the first build is still to come.
-   * Data requests answer it too (503 `not_ready`, without Retry-After), on this process and, through the
-   * history in Postgres, on any other that asks. The build's error itself is in the history and the log.
-   */
-  async whyNotServing(): Promise<string | undefined> {
-    if (this.engine.ready) return undefined;
-    const [latest] = await this.runs.newest(1, this.identity);
-    const reason =
-      latest?.status === 'failed'
-        ? `No data is served yet: the build ${latest.id} failed` +
-          (latest.progress?.failedModel ? ` (model "${latest.progress.failedModel}")` : '') +
-          '. An administrator can read why in the build history (GET P/builds) and start a new ' +
-          'build with POST P/build once the project is fixed.'
-        : undefined;
-    this.engine.environments.explainUnavailable(reason);
-    return reason;
+  /** Why no data is served, for readiness and data requests: {@link BuildHistory.whyNotServing}. */
+  whyNotServing(): Promise<string | undefined> {
+    return this.buildHistory.whyNotServing();
   }
 
-  /** Build history, newest first, each build with its events' deliveries to the webhooks. */
-  async history(limit = 50): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }[]> {
-    await this.markInterrupted();
-    const runs = await this.runs.newest(limit, this.identity);
-    const deliveries = await this.deliveries.forBuilds(runs.map((run) => run.id));
-    return runs.map((run) => ({ run, notifications: deliveries.get(run.id) ?? [] }));
-  }
-
-  /**
-   * Builds left queued or running by a process that died are failed, and their partial files removed,
-   * unless the queue still holds a build (which may be alive on another process).
-   */
-  private async markInterrupted(): Promise<void> {
-    if (await this.queue.busy().catch(() => true)) return;
-    // A run inserted a moment ago may not have reached the queue yet: only old queued runs are stale.
-    const affected = await this.runs.failStale(
-      new Date(Date.now() - STALE_QUEUED_MS),
-      INTERRUPTED,
-      this.identity,
-    );
-    if (affected > 0) {
-      const removed = this.engine.environments.sweep();
-      this.logger.emit('warn', 'interrupted builds marked failed', { builds: affected, removed });
-    }
+  /** `GET P/builds`, newest first: {@link BuildHistory.history}. */
+  history(limit = 50): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }[]> {
+    return this.buildHistory.history(limit);
   }
 }
 
