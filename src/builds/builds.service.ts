@@ -4,9 +4,9 @@ import { AuditService } from '@/audit/audit.service';
 import type { AdminCaller } from '@/core/caller';
 import { BuildQueue } from '@/builds/build-queue';
 import { BuildHistory } from '@/builds/build-history';
-import { BuildRunner, errorMessage, wasInterrupted } from '@/builds/build-runner';
+import { BuildRequests } from '@/builds/build-requests';
+import { BuildRunner, errorMessage } from '@/builds/build-runner';
 import { BuildSubmitter } from '@/builds/build-submitter';
-import { DomainError, type ErrorCode } from '@/core/errors';
 import { JsonLogger } from '@/runtime/json-logger';
 import { startupStep } from '@/runtime/startup-step';
 import type { BuildRun } from '@/database/tables/build-runs.entity';
@@ -23,29 +23,24 @@ import { describeProblem, ProjectError } from '@/core/project-errors';
 import type { Project } from '@/core/project/project';
 import { MetricsService } from '@/metrics/metrics.service';
 
-/** What `POST P/build` stops waiting with when the process stops. */
-const STOPPING = new Error('the server process is stopping');
-
 /**
  * Builds of the virtual data environment: queued on the builds queue (one at a time across processes) and
  * recorded in Postgres; {@link BuildRunner} runs them, called by the queue's worker.
  */
 @Injectable()
 export class BuildsService implements OnApplicationBootstrap {
-  /** Rejected when the process stops: `POST P/build` stops waiting then. */
-  private readonly stopped: Promise<never>;
-  private stopWaiting: () => void = () => undefined;
   private readonly submitter: BuildSubmitter;
+  private readonly requests: BuildRequests;
   private readonly buildHistory: BuildHistory;
 
   constructor(
-    private readonly runs: BuildRunsRepository,
+    runs: BuildRunsRepository,
     private readonly runner: BuildRunner,
     private readonly queue: BuildQueue,
     private readonly engine: Engine,
     private readonly sync: EnvironmentSync,
     private readonly parameters: ParameterCatalogService,
-    private readonly audit: AuditService,
+    audit: AuditService,
     private readonly logger: JsonLogger,
     metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -53,10 +48,7 @@ export class BuildsService implements OnApplicationBootstrap {
   ) {
     this.submitter = new BuildSubmitter(runs, queue, engine, logger);
     this.buildHistory = new BuildHistory(runs, deliveries, queue, engine, logger);
-    this.stopped = new Promise<never>((_, reject) => {
-      this.stopWaiting = () => reject(STOPPING);
-    });
-    this.stopped.catch(() => undefined);
+    this.requests = new BuildRequests(this.submitter, runs, audit);
     new Gauge({
       name: 'drey_build_queue_busy',
       help: '1 while a build is queued or running, on any process sharing the queue',
@@ -237,72 +229,17 @@ export class BuildsService implements OnApplicationBootstrap {
    */
   async stop(signal: string): Promise<void> {
     await this.runner.interrupt(signal);
-    this.stopWaiting();
+    this.requests.stop();
   }
 
-  /**
-   * `POST P/build`: queues a build and waits for it. 400 while another is queued or running; 400
-   * `invalid_project` when the project made it fail, 500 `build_failed` when something it needed did; 503
-   * `build_interrupted` when the process stops meanwhile.
-   */
-  async build(caller: AdminCaller): Promise<void> {
-    const submission = await this.requested(caller);
-    try {
-      await Promise.race([submission.done, this.stopped]);
-    } catch (error) {
-      const run = await this.runs.findById(submission.buildId);
-      if (run?.status === 'succeeded') return;
-      if (run?.status === 'failed') {
-        throw new DomainError(failureCode(run), run.error ?? 'The build failed');
-      }
-      if (error === STOPPING) {
-        // This process stops while another one builds (the queue is shared): the build goes on there.
-        throw new DomainError(
-          'build_interrupted',
-          `This server process is stopping while build ${submission.buildId} runs on another one; its ` +
-            'outcome will be in the build history (GET P/builds).',
-        );
-      }
-      // A worker of another project sharing the queue says why in the job, not in this project's history.
-      throw new DomainError('build_failed', run?.error ?? errorMessage(error));
-    } finally {
-      const run = await this.runs.findById(submission.buildId).catch(() => null);
-      await this.audit.recordBy(caller, 'build', submission.buildId, {
-        status: run?.status ?? 'unknown',
-        error: run?.error ?? null,
-      });
-    }
+  /** `POST P/build`, waiting for the build's end: {@link BuildRequests.build}. */
+  build(caller: AdminCaller): Promise<void> {
+    return this.requests.build(caller);
   }
 
-  /**
-   * `POST P/build` with `Prefer: respond-async`: queues a build and answers at once with its run, as
-   * `GET P/builds/{id}` will go on answering it. Audited when accepted (nobody waits for its end here; the
-   * history has it).
-   */
-  async start(caller: AdminCaller): Promise<BuildRun> {
-    const submission = await this.requested(caller);
-    // The runner records and logs how it ends; the build goes on if this process stops.
-    submission.done.catch(() => undefined);
-    const run = await this.runs.findById(submission.buildId);
-    await this.audit.recordBy(caller, 'build', submission.buildId, {
-      status: run?.status ?? 'unknown',
-      error: null,
-      respond: 'async',
-    });
-    if (!run) throw new Error(`build ${submission.buildId} was queued without its run`);
-    return run;
-  }
-
-  /** A build asked for through the API: queued, or 400 `build_in_progress`. */
-  private async requested(caller: AdminCaller): Promise<{ buildId: string; done: Promise<void> }> {
-    const submission = await this.submitter.submit(caller.username, 'request');
-    if (!submission) {
-      throw new DomainError(
-        'build_in_progress',
-        'A build is already queued or running; try again when it finishes',
-      );
-    }
-    return submission;
+  /** `POST P/build` with `Prefer: respond-async`: {@link BuildRequests.start}. */
+  start(caller: AdminCaller): Promise<BuildRun> {
+    return this.requests.start(caller);
   }
 
   /** `GET P/builds/{id}`: {@link BuildHistory.find}. */
@@ -319,16 +256,6 @@ export class BuildsService implements OnApplicationBootstrap {
   history(limit = 50): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }[]> {
     return this.buildHistory.history(limit);
   }
-}
-
-/**
- * What a failed run answers a waiting `POST P/build`: interrupted (the process stopped), the project's
- * fault (400 `invalid_project`: fix the project, then build again), or the infrastructure's (500
- * `build_failed`). A run from before faults were recorded says only whether it was interrupted.
- */
-function failureCode(run: BuildRun): ErrorCode {
-  if (run.fault === 'interrupted' || wasInterrupted(run.error)) return 'build_interrupted';
-  return run.fault === 'project' ? 'invalid_project' : 'build_failed';
 }
 
 /** What a build makes of a project (its seeds, sources and build models): equal text, equal tables. */
