@@ -7,6 +7,7 @@ import { BuildHistory } from '@/builds/build-history';
 import { BuildRequests } from '@/builds/build-requests';
 import { BuildRunner, errorMessage } from '@/builds/build-runner';
 import { BuildSubmitter } from '@/builds/build-submitter';
+import { OperatorBuilds } from '@/builds/operator-builds';
 import { JsonLogger } from '@/runtime/json-logger';
 import { startupStep } from '@/runtime/startup-step';
 import type { BuildRun } from '@/database/tables/build-runs.entity';
@@ -31,24 +32,26 @@ import { MetricsService } from '@/metrics/metrics.service';
 export class BuildsService implements OnApplicationBootstrap {
   private readonly submitter: BuildSubmitter;
   private readonly requests: BuildRequests;
+  private readonly operator: OperatorBuilds;
   private readonly buildHistory: BuildHistory;
 
   constructor(
     runs: BuildRunsRepository,
     private readonly runner: BuildRunner,
-    private readonly queue: BuildQueue,
+    queue: BuildQueue,
     private readonly engine: Engine,
     private readonly sync: EnvironmentSync,
     private readonly parameters: ParameterCatalogService,
     audit: AuditService,
     private readonly logger: JsonLogger,
     metrics: MetricsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     deliveries: WebhookDeliveriesRepository,
   ) {
     this.submitter = new BuildSubmitter(runs, queue, engine, logger);
     this.buildHistory = new BuildHistory(runs, deliveries, queue, engine, logger);
     this.requests = new BuildRequests(this.submitter, runs, audit);
+    this.operator = new OperatorBuilds(this.submitter, queue, engine, logger, config);
     new Gauge({
       name: 'drey_build_queue_busy',
       help: '1 while a build is queued or running, on any process sharing the queue',
@@ -59,19 +62,11 @@ export class BuildsService implements OnApplicationBootstrap {
     });
   }
 
-  /**
-   * The project built here, `expenses v1`: its runs are the history this service shows and the builds it
-   * may fail as interrupted; other projects sharing the database have their own.
-   */
-  private get identity(): string {
-    return this.engine.environments.identity;
-  }
-
   async onApplicationBootstrap(): Promise<void> {
     await this.buildHistory.markInterrupted();
     // A build published while this process was away (or before its DATA_DIR existed) is served first.
     await this.sync.catchUp();
-    await this.startSchedule();
+    await this.operator.startSchedule();
     const missing = await this.engine.missingTables();
     if (missing && missing.length > 0) {
       // The build found predates models of the project (another checkout built it, or models were added
@@ -81,7 +76,7 @@ export class BuildsService implements OnApplicationBootstrap {
         buildId: this.engine.environments.currentId,
         missing,
       });
-      await this.rebuild('the build served lacks tables of the project');
+      await this.operator.rebuild('the build served lacks tables of the project');
     } else if (this.engine.ready) {
       await this.checkServedProject();
     } else {
@@ -137,48 +132,13 @@ export class BuildsService implements OnApplicationBootstrap {
         : 'fix the files named, then save (drey dev) or rebuild (POST P/build, SIGHUP); until then the ' +
           'project as it was at that build is served',
     });
-    if (buildModelsChanged) await this.rebuild('the project checks out only with new tables');
+    if (buildModelsChanged)
+      await this.operator.rebuild('the project checks out only with new tables');
   }
 
-  /**
-   * The schedule builds run on: BUILD_SCHEDULE when set (`off`: none), else the project's `build.schedule`.
-   * Read at start: a schedule changed in the project applies from the next start.
-   */
+  /** The schedule builds run on, if any: {@link OperatorBuilds.schedule}. */
   get schedule(): BuildSchedule | undefined {
-    const configured = this.config.buildSchedule;
-    if (configured === 'off') return undefined;
-    return configured ?? this.engine.project.schedule;
-  }
-
-  /** Sets the schedule on the queue (once across replicas on BullMQ) and says so in the log. */
-  private async startSchedule(): Promise<void> {
-    const schedule = this.schedule;
-    await this.queue.schedule(schedule, this.identity, () => void this.scheduled());
-    if (schedule) {
-      this.logger.emit('info', 'builds scheduled', {
-        schedule: schedule.pattern,
-        timezone: schedule.timezone,
-        from: this.config.buildSchedule ? 'BUILD_SCHEDULE' : 'project.yml build.schedule',
-      });
-    }
-  }
-
-  /** A build the schedule names, on the in-process queue: skipped when another one is queued or running. */
-  private async scheduled(): Promise<void> {
-    try {
-      const submission = await this.submitter.submit(null, 'schedule');
-      if (!submission) {
-        this.logger.emit('info', 'scheduled build skipped: another build is queued or running');
-        return;
-      }
-      this.logger.emit('info', 'scheduled build', { buildId: submission.buildId });
-      await submission.done;
-    } catch (error) {
-      // The runner has recorded and logged how it ended; nobody waits on a scheduled build.
-      if (!(error instanceof BuildInterruptedError)) {
-        this.logger.emit('warn', 'scheduled build did not succeed', { error: errorMessage(error) });
-      }
-    }
+    return this.operator.schedule;
   }
 
   private async firstBuild(): Promise<void> {
@@ -206,20 +166,9 @@ export class BuildsService implements OnApplicationBootstrap {
     }
   }
 
-  /**
-   * A build asked for by the operator (SIGHUP, `drey dev`), not through the API: queued like any other,
-   * its outcome logged. False when another build is queued or running.
-   */
-  async rebuild(reason: string): Promise<boolean> {
-    const submission = await this.submitter.submit(null, 'operator');
-    if (!submission) {
-      this.logger.emit('warn', 'build not started: another one is queued or running', { reason });
-      return false;
-    }
-    this.logger.emit('info', 'build requested', { buildId: submission.buildId, reason });
-    // The runner logs the outcome; the history has it too.
-    submission.done.catch(() => undefined);
-    return true;
+  /** SIGHUP and `drey dev`: {@link OperatorBuilds.rebuild}. False while another build is queued or running. */
+  rebuild(reason: string): Promise<boolean> {
+    return this.operator.rebuild(reason);
   }
 
   /**
