@@ -1,60 +1,66 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { AuditService } from '@/audit/audit.service';
 import type { AdminCaller } from '@/core/caller';
-import { BuildQueue, Submission } from '@/builds/build-queue';
-import { BuildRunner, errorMessage, INTERRUPTED, wasInterrupted } from '@/builds/build-runner';
-import { DomainError, type ErrorCode, NotFoundError, NotReadyError } from '@/core/errors';
+import { BuildHistory } from '@/builds/build-history';
+import { BuildQueue } from '@/builds/build-queue';
+import { BuildRequests } from '@/builds/build-requests';
+import { BuildRunner } from '@/builds/build-runner';
+import { BuildStartup } from '@/builds/build-startup';
+import { BuildSubmitter } from '@/builds/build-submitter';
+import { OperatorBuilds } from '@/builds/operator-builds';
 import { JsonLogger } from '@/runtime/json-logger';
-import { startupStep } from '@/runtime/startup-step';
-import type { BuildRun, BuildTrigger } from '@/database/tables/build-runs.entity';
+import type { BuildRun } from '@/database/tables/build-runs.entity';
 import { APP_CONFIG, type AppConfig } from '@/config/config';
 import type { BuildSchedule } from '@/core/project/build-schedule';
 import { BuildRunsRepository } from '@/database/tables/build-runs.repository';
 import type { WebhookDelivery } from '@/database/tables/webhook-deliveries.entity';
 import { WebhookDeliveriesRepository } from '@/database/tables/webhook-deliveries.repository';
 import { Engine } from '@/engine/engine';
-import { BuildInterruptedError } from '@/engine/materialize/materialize-environment';
 import { EnvironmentSync } from '@/builds/environment-sync.service';
 import { ParameterCatalogService } from '@/parameter-catalog/parameter-catalog.service';
-import { describeProblem, ProjectError } from '@/core/project-errors';
-import type { Project } from '@/core/project/project';
 import { MetricsService } from '@/metrics/metrics.service';
-
-// A queue store that does not answer within this time is down: say so instead of hanging.
-const SUBMIT_TIMEOUT_MS = 5000;
-const STALE_QUEUED_MS = 60_000;
-/** What `POST P/build` stops waiting with when the process stops. */
-const STOPPING = new Error('the server process is stopping');
 
 /**
  * Builds of the virtual data environment: queued on the builds queue (one at a time across processes) and
- * recorded in Postgres; {@link BuildRunner} runs them, called by the queue's worker.
+ * recorded in Postgres; {@link BuildRunner} runs them, called by the queue's worker. What the controllers,
+ * health and main.ts call, over one plain class per use case: the queueing of every build
+ * ({@link BuildSubmitter}), the API's requests ({@link BuildRequests}), the operator's and the schedule's
+ * builds ({@link OperatorBuilds}), the history ({@link BuildHistory}) and the start ({@link BuildStartup}).
  */
 @Injectable()
 export class BuildsService implements OnApplicationBootstrap {
-  /** Rejected when the process stops: `POST P/build` stops waiting then. */
-  private readonly stopped: Promise<never>;
-  private stopWaiting: () => void = () => undefined;
+  private readonly requests: BuildRequests;
+  private readonly operator: OperatorBuilds;
+  private readonly buildHistory: BuildHistory;
+  private readonly startup: BuildStartup;
 
   constructor(
-    private readonly runs: BuildRunsRepository,
+    runs: BuildRunsRepository,
     private readonly runner: BuildRunner,
-    private readonly queue: BuildQueue,
-    private readonly engine: Engine,
-    private readonly sync: EnvironmentSync,
-    private readonly parameters: ParameterCatalogService,
-    private readonly audit: AuditService,
-    private readonly logger: JsonLogger,
+    queue: BuildQueue,
+    engine: Engine,
+    sync: EnvironmentSync,
+    parameters: ParameterCatalogService,
+    audit: AuditService,
+    logger: JsonLogger,
     metrics: MetricsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly deliveries: WebhookDeliveriesRepository,
+    @Inject(APP_CONFIG) config: AppConfig,
+    deliveries: WebhookDeliveriesRepository,
   ) {
-    this.stopped = new Promise<never>((_, reject) => {
-      this.stopWaiting = () => reject(STOPPING);
-    });
-    this.stopped.catch(() => undefined);
+    const submitter = new BuildSubmitter(runs, queue, engine, logger);
+    this.requests = new BuildRequests(submitter, runs, audit);
+    this.operator = new OperatorBuilds(submitter, queue, engine, logger, config);
+    this.buildHistory = new BuildHistory(runs, deliveries, queue, engine, logger);
+    this.startup = new BuildStartup(
+      engine,
+      this.buildHistory,
+      sync,
+      this.operator,
+      submitter,
+      parameters,
+      logger,
+    );
     new Gauge({
       name: 'drey_build_queue_busy',
       help: '1 while a build is queued or running, on any process sharing the queue',
@@ -65,167 +71,18 @@ export class BuildsService implements OnApplicationBootstrap {
     });
   }
 
-  /**
-   * The project built here, `expenses v1`: its runs are the history this service shows and the builds it
-   * may fail as interrupted; other projects sharing the database have their own.
-   */
-  private get identity(): string {
-    return this.engine.environments.identity;
-  }
-
   async onApplicationBootstrap(): Promise<void> {
-    await this.markInterrupted();
-    // A build published while this process was away (or before its DATA_DIR existed) is served first.
-    await this.sync.catchUp();
-    await this.startSchedule();
-    const missing = await this.engine.missingTables();
-    if (missing && missing.length > 0) {
-      // The build found predates models of the project (another checkout built it, or models were added
-      // since): it goes on serving what it can, readiness says it cannot answer every dataset, and a build
-      // of the project as it is now replaces it.
-      this.logger.emit('warn', 'the build served lacks tables of the project: rebuilding', {
-        buildId: this.engine.environments.currentId,
-        missing,
-      });
-      await this.rebuild('the build served lacks tables of the project');
-    } else if (this.engine.ready) {
-      await this.checkServedProject();
-    } else {
-      const foreign = this.engine.environments.foreign;
-      if (foreign) {
-        this.logger.emit('info', 'building: the data folder holds no build of this project', {
-          found: foreign.buildId,
-          builtFrom: foreign.identity ?? 'unknown (built by an earlier version)',
-          serves: this.engine.environments.identity,
-        });
-      }
-      // The first start builds; readiness waits for it. Another process may already be building.
-      void this.firstBuild();
-    }
+    await this.startup.run();
   }
 
-  /**
-   * Served from an earlier build, the project's SQL (perhaps edited since) must still plan on it. When it
-   * does not, or the folder did not load at all (main.ts then started with the project kept with that
-   * build), the build goes on serving the project it was built from, as after a failed build, and the log
-   * says what is wrong, where, and what to do: fix the files (a rebuild of the same files would fail the
-   * same way), or, when the build models changed since, a build is started here for the new tables.
-   */
-  private async checkServedProject(): Promise<void> {
-    const served = this.engine.project;
-    startupStep(this.logger, "checking the project's SQL on the build served", {
-      buildId: this.engine.environments.currentId,
-    });
-    const problems = await this.engine.checkModels(await this.parameters.catalog());
-    if (problems.length === 0) {
-      // What a later start falls back to when the folder no longer checks out.
-      this.engine.keepServedProject();
-      return;
-    }
-    const kept = this.engine.keptProject();
-    if (!kept) {
-      // A build made by an earlier version kept no project: nothing else to serve it with.
-      const error = new ProjectError(problems);
-      error.message +=
-        '\n(planned on the build served, which kept no copy of the project it was built from: fix the ' +
-        'files named above; if a build model changed since, `npm run drey -- build` makes its tables)';
-      throw error;
-    }
-    await this.engine.serveWithCurrentBuild(kept.project);
-    const buildModelsChanged = builtModels(served) !== builtModels(kept.project);
-    this.logger.emit('error', 'the project does not check out: serving the last good build', {
-      buildId: kept.buildId,
-      projectDir: served.dir,
-      problems: problems.map(describeProblem),
-      hint: buildModelsChanged
-        ? 'its build models changed since that build: building the project as it is now; if that ' +
-          'build fails too, fix the files named, then save (drey dev) or rebuild (POST P/build, SIGHUP)'
-        : 'fix the files named, then save (drey dev) or rebuild (POST P/build, SIGHUP); until then the ' +
-          'project as it was at that build is served',
-    });
-    if (buildModelsChanged) await this.rebuild('the project checks out only with new tables');
-  }
-
-  /**
-   * The schedule builds run on: BUILD_SCHEDULE when set (`off`: none), else the project's `build.schedule`.
-   * Read at start: a schedule changed in the project applies from the next start.
-   */
+  /** The schedule builds run on, if any: {@link OperatorBuilds.schedule}. */
   get schedule(): BuildSchedule | undefined {
-    const configured = this.config.buildSchedule;
-    if (configured === 'off') return undefined;
-    return configured ?? this.engine.project.schedule;
+    return this.operator.schedule;
   }
 
-  /** Sets the schedule on the queue (once across replicas on BullMQ) and says so in the log. */
-  private async startSchedule(): Promise<void> {
-    const schedule = this.schedule;
-    await this.queue.schedule(schedule, this.identity, () => void this.scheduled());
-    if (schedule) {
-      this.logger.emit('info', 'builds scheduled', {
-        schedule: schedule.pattern,
-        timezone: schedule.timezone,
-        from: this.config.buildSchedule ? 'BUILD_SCHEDULE' : 'project.yml build.schedule',
-      });
-    }
-  }
-
-  /** A build the schedule names, on the in-process queue: skipped when another one is queued or running. */
-  private async scheduled(): Promise<void> {
-    try {
-      const submission = await this.submit(null, 'schedule');
-      if (!submission) {
-        this.logger.emit('info', 'scheduled build skipped: another build is queued or running');
-        return;
-      }
-      this.logger.emit('info', 'scheduled build', { buildId: submission.buildId });
-      await submission.done;
-    } catch (error) {
-      // The runner has recorded and logged how it ended; nobody waits on a scheduled build.
-      if (!(error instanceof BuildInterruptedError)) {
-        this.logger.emit('warn', 'scheduled build did not succeed', { error: errorMessage(error) });
-      }
-    }
-  }
-
-  private async firstBuild(): Promise<void> {
-    try {
-      const submission = await this.submit(null, 'start');
-      await submission?.done;
-    } catch (error) {
-      // The queue may lose track of a build that ran (Redis gone as it finished: "stalled"); the history,
-      // written by the runner, says how it really ended.
-      if (this.engine.ready) return;
-      // Nobody awaits the first build, so nothing here may reject: a SIGTERM during it interrupts the build
-      // and then closes the database, and reading the history could fail (an unhandled rejection made the
-      // stopping process exit 1). The runner has recorded how the build ended either way.
-      if (error instanceof BuildInterruptedError) {
-        this.logger.emit('info', 'first build interrupted', { error: errorMessage(error) });
-        return;
-      }
-      await this.whyNotServing().catch((reading: unknown) =>
-        this.logger.emit('warn', 'why the first build failed could not be read', {
-          error: errorMessage(reading),
-        }),
-      );
-      // Recorded in the history by the runner; the service keeps answering 503 not_ready for data.
-      this.logger.emit('error', 'first build failed', { error: errorMessage(error) });
-    }
-  }
-
-  /**
-   * A build asked for by the operator (SIGHUP, `drey dev`), not through the API: queued like any other,
-   * its outcome logged. False when another build is queued or running.
-   */
-  async rebuild(reason: string): Promise<boolean> {
-    const submission = await this.submit(null, 'operator');
-    if (!submission) {
-      this.logger.emit('warn', 'build not started: another one is queued or running', { reason });
-      return false;
-    }
-    this.logger.emit('info', 'build requested', { buildId: submission.buildId, reason });
-    // The runner logs the outcome; the history has it too.
-    submission.done.catch(() => undefined);
-    return true;
+  /** SIGHUP and `drey dev`: {@link OperatorBuilds.rebuild}. False while another build is queued or running. */
+  rebuild(reason: string): Promise<boolean> {
+    return this.operator.rebuild(reason);
   }
 
   /**
@@ -235,216 +92,31 @@ export class BuildsService implements OnApplicationBootstrap {
    */
   async stop(signal: string): Promise<void> {
     await this.runner.interrupt(signal);
-    this.stopWaiting();
+    this.requests.stop();
   }
 
-  /**
-   * `POST P/build`: queues a build and waits for it. 400 while another is queued or running; 400
-   * `invalid_project` when the project made it fail, 500 `build_failed` when something it needed did; 503
-   * `build_interrupted` when the process stops meanwhile.
-   */
-  async build(caller: AdminCaller): Promise<void> {
-    const submission = await this.requested(caller);
-    try {
-      await Promise.race([submission.done, this.stopped]);
-    } catch (error) {
-      const run = await this.runs.findById(submission.buildId);
-      if (run?.status === 'succeeded') return;
-      if (run?.status === 'failed') {
-        throw new DomainError(failureCode(run), run.error ?? 'The build failed');
-      }
-      if (error === STOPPING) {
-        // This process stops while another one builds (the queue is shared): the build goes on there.
-        throw new DomainError(
-          'build_interrupted',
-          `This server process is stopping while build ${submission.buildId} runs on another one; its ` +
-            'outcome will be in the build history (GET P/builds).',
-        );
-      }
-      // A worker of another project sharing the queue says why in the job, not in this project's history.
-      throw new DomainError('build_failed', run?.error ?? errorMessage(error));
-    } finally {
-      const run = await this.runs.findById(submission.buildId).catch(() => null);
-      await this.audit.recordBy(caller, 'build', submission.buildId, {
-        status: run?.status ?? 'unknown',
-        error: run?.error ?? null,
-      });
-    }
+  /** `POST P/build`, waiting for the build's end: {@link BuildRequests.build}. */
+  build(caller: AdminCaller): Promise<void> {
+    return this.requests.build(caller);
   }
 
-  /**
-   * `POST P/build` with `Prefer: respond-async`: queues a build and answers at once with its run, as
-   * {@link find} will go on answering it. Audited when accepted (nobody waits for its end here; the
-   * history has it).
-   */
-  async start(caller: AdminCaller): Promise<BuildRun> {
-    const submission = await this.requested(caller);
-    // The runner records and logs how it ends; the build goes on if this process stops.
-    submission.done.catch(() => undefined);
-    const run = await this.runs.findById(submission.buildId);
-    await this.audit.recordBy(caller, 'build', submission.buildId, {
-      status: run?.status ?? 'unknown',
-      error: null,
-      respond: 'async',
-    });
-    if (!run) throw new Error(`build ${submission.buildId} was queued without its run`);
-    return run;
+  /** `POST P/build` with `Prefer: respond-async`: {@link BuildRequests.start}. */
+  start(caller: AdminCaller): Promise<BuildRun> {
+    return this.requests.start(caller);
   }
 
-  /** A build asked for through the API: queued, or 400 `build_in_progress`. */
-  private async requested(caller: AdminCaller): Promise<{ buildId: string; done: Promise<void> }> {
-    const submission = await this.submit(caller.username, 'request');
-    if (!submission) {
-      throw new DomainError(
-        'build_in_progress',
-        'A build is already queued or running; try again when it finishes',
-      );
-    }
-    return submission;
+  /** `GET P/builds/{id}`: {@link BuildHistory.find}. */
+  find(id: string): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }> {
+    return this.buildHistory.find(id);
   }
 
-  /** One build of the history, `GET P/builds/{id}`: 404 for an id of no build of this project. */
-  async find(id: string): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }> {
-    await this.markInterrupted();
-    const run = await this.runs.findById(id);
-    // Runs from before runs named their project belong to whichever project reads them, as in history().
-    if (!run || (run.project !== null && run.project !== this.identity)) {
-      throw new NotFoundError(`No build ${id} of this project`);
-    }
-    const deliveries = await this.deliveries.forBuilds([run.id]);
-    return { run, notifications: deliveries.get(run.id) ?? [] };
+  /** Why no data is served, for readiness and data requests: {@link BuildHistory.whyNotServing}. */
+  whyNotServing(): Promise<string | undefined> {
+    return this.buildHistory.whyNotServing();
   }
 
-  /**
-   * While no environment is open: why, when a build has failed since the last one that succeeded (the
-   * first build, say), as a sentence for every client; undefined while the first build is still to come.
-   * Data requests answer it too (503 `not_ready`, without Retry-After), on this process and, through the
-   * history in Postgres, on any other that asks. The build's error itself is in the history and the log.
-   */
-  async whyNotServing(): Promise<string | undefined> {
-    if (this.engine.ready) return undefined;
-    const [latest] = await this.runs.newest(1, this.identity);
-    const reason =
-      latest?.status === 'failed'
-        ? `No data is served yet: the build ${latest.id} failed` +
-          (latest.progress?.failedModel ? ` (model "${latest.progress.failedModel}")` : '') +
-          '. An administrator can read why in the build history (GET P/builds) and start a new ' +
-          'build with POST P/build once the project is fixed.'
-        : undefined;
-    this.engine.environments.explainUnavailable(reason);
-    return reason;
+  /** `GET P/builds`, newest first: {@link BuildHistory.history}. */
+  history(limit = 50): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }[]> {
+    return this.buildHistory.history(limit);
   }
-
-  /** Build history, newest first, each build with its events' deliveries to the webhooks. */
-  async history(limit = 50): Promise<{ run: BuildRun; notifications: WebhookDelivery[] }[]> {
-    await this.markInterrupted();
-    const runs = await this.runs.newest(limit, this.identity);
-    const deliveries = await this.deliveries.forBuilds(runs.map((run) => run.id));
-    return runs.map((run) => ({ run, notifications: deliveries.get(run.id) ?? [] }));
-  }
-
-  private async submit(
-    requestedBy: string | null,
-    trigger: BuildTrigger,
-  ): Promise<{ buildId: string; done: Promise<void> } | undefined> {
-    const buildId = randomUUID();
-    await this.runs.insertQueued(buildId, requestedBy, this.identity, trigger);
-    let timer: NodeJS.Timeout | undefined;
-    // On a timeout the run stays queued: if the store comes back and takes the job after all, it runs.
-    const pending = this.queue.submit({ buildId, project: this.identity });
-    try {
-      const submission = await Promise.race([
-        pending,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new NotReadyError(
-                  'The builds queue (Redis) does not answer; try again shortly',
-                  10,
-                ),
-              ),
-            SUBMIT_TIMEOUT_MS,
-          );
-        }),
-      ]);
-      if (!submission.accepted) {
-        await this.runs.delete(buildId);
-        return undefined;
-      }
-      this.logger.emit('info', 'build queued', { buildId, requestedBy });
-      return { buildId, done: submission.done };
-    } catch (error) {
-      if (error instanceof NotReadyError) this.followLate(buildId, requestedBy, pending);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /**
-   * A submission that outlived its request (the queue's store was unreachable) settles once the store is
-   * back. Taken, the build runs; declined, because another build held the queue by then (one that was
-   * running when the store went away, say), its run is removed rather than left queued for ever.
-   */
-  private followLate(
-    buildId: string,
-    requestedBy: string | null,
-    pending: Promise<Submission>,
-  ): void {
-    pending
-      .then(async (submission) => {
-        if (submission.accepted) {
-          this.logger.emit('info', 'build queued', { buildId, requestedBy, late: true });
-          submission.done.catch(() => undefined);
-          return;
-        }
-        await this.runs.delete(buildId);
-        this.logger.emit('warn', 'build not started: another one was queued or running', {
-          buildId,
-          requestedBy,
-          reason: 'asked for while the queue was unreachable',
-        });
-      })
-      .catch((error: unknown) =>
-        this.logger.emit('warn', 'build not queued', { buildId, error: errorMessage(error) }),
-      );
-  }
-
-  /**
-   * Builds left queued or running by a process that died are failed, and their partial files removed,
-   * unless the queue still holds a build (which may be alive on another process).
-   */
-  private async markInterrupted(): Promise<void> {
-    if (await this.queue.busy().catch(() => true)) return;
-    // A run inserted a moment ago may not have reached the queue yet: only old queued runs are stale.
-    const affected = await this.runs.failStale(
-      new Date(Date.now() - STALE_QUEUED_MS),
-      INTERRUPTED,
-      this.identity,
-    );
-    if (affected > 0) {
-      const removed = this.engine.environments.sweep();
-      this.logger.emit('warn', 'interrupted builds marked failed', { builds: affected, removed });
-    }
-  }
-}
-
-/**
- * What a failed run answers a waiting `POST P/build`: interrupted (the process stopped), the project's
- * fault (400 `invalid_project`: fix the project, then build again), or the infrastructure's (500
- * `build_failed`). A run from before faults were recorded says only whether it was interrupted.
- */
-function failureCode(run: BuildRun): ErrorCode {
-  if (run.fault === 'interrupted' || wasInterrupted(run.error)) return 'build_interrupted';
-  return run.fault === 'project' ? 'invalid_project' : 'build_failed';
-}
-
-/** What a build makes of a project (its seeds, sources and build models): equal text, equal tables. */
-function builtModels(project: Project): string {
-  return JSON.stringify(
-    project.models.filter(
-      (model) => model.kind === 'seed' || model.kind === 'source' || model.kind === 'build',
-    ),
-  );
 }
