@@ -256,6 +256,20 @@ describe('exports written by DuckDB into the export space', () => {
     expect(small.heldBytes).toBe(0);
   });
 
+  it('writes NDJSON every JSON parser reads: a float that is not finite is null, as in a JSON result', async () => {
+    const written = await run(
+      "SELECT x, CAST(x AS FLOAT) AS f FROM (VALUES ('NaN'::DOUBLE), ('Infinity'::DOUBLE), ('-Infinity'::DOUBLE), (1.5)) AS v(x)",
+      'ndjson',
+    );
+    const lines = (await bytesOf(written.stream)).toString().trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
+      { x: null, f: null },
+      { x: null, f: null },
+      { x: null, f: null },
+      { x: 1.5, f: 1.5 },
+    ]);
+  });
+
   it('stops the COPY when the reader goes away, and gives the space back', async () => {
     const written = await run('SELECT * FROM t, range(3)', 'ndjson');
     const iterator = written.stream[Symbol.asyncIterator]();

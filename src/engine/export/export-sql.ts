@@ -258,6 +258,16 @@ function parquetValue(column: ExportColumn): string {
   return column.kind === 'huge' ? `CAST(${name} AS DECIMAL(38, 0)) AS ${name}` : name;
 }
 
+/**
+ * A column of an NDJSON export. JSON has no NaN or Infinity, which DuckDB's JSON writer writes as they are
+ * (a line no JSON parser reads): a float that is not finite is null, as in a JSON result (duckdb-results.ts).
+ */
+function ndjsonValue(column: ExportColumn): string {
+  if (column.kind !== 'float') return timestampText(column);
+  const name = quoteIdentifier(column.name);
+  return `CASE WHEN isfinite(${name}) THEN ${name} END AS ${name}`;
+}
+
 /** The header row of a worksheet, in XML. */
 export function xlsxHeader(columns: readonly ExportColumn[]): string {
   const cells = columns
@@ -278,7 +288,7 @@ export function xlsxHeader(columns: readonly ExportColumn[]): string {
  * The `COPY` that writes `source`'s rows (the columns `columns`) to `path` in `format`. The source keeps
  * its bound values (`$1`, ...): the statement is prepared and bound like any other.
  * - csv: RFC 4180, CRLF, text cells as `csvFormulas` says (see {@link csvCopy});
- * - ndjson: one JSON object per line;
+ * - ndjson: one JSON object per line, floats that are not finite as null (see {@link ndjsonValue});
  * - parquet: DuckDB's Parquet writer (Snappy), in row groups of {@link PARQUET_ROW_GROUP_ROWS} rows, huge
  *   integers as decimals (see {@link parquetValue});
  * - xlsx: the worksheet's `<row>` elements, one per line, which {@link XlsxWriter} puts inside the
@@ -299,7 +309,7 @@ export function copyStatement(
       return `COPY (SELECT ${list} ${from}) TO ${target} (FORMAT csv, ${options})`;
     }
     case 'ndjson':
-      return `COPY (SELECT ${columns.map(timestampText).join(', ')} ${from}) TO ${target} (FORMAT json)`;
+      return `COPY (SELECT ${columns.map(ndjsonValue).join(', ')} ${from}) TO ${target} (FORMAT json)`;
     case 'parquet':
       return `COPY (SELECT ${columns.map(parquetValue).join(', ')} ${from}) TO ${target} (FORMAT parquet, ROW_GROUP_SIZE ${PARQUET_ROW_GROUP_ROWS})`;
     case 'xlsx': {
