@@ -19,10 +19,11 @@ import type { McpServer } from '@modelcontextprotocol/server';
  * `drey mcp`: the MCP server of `P/mcp` over standard input and output, for a desktop assistant that
  * starts it. The application is the service's, without HTTP: the same modules, database, builds and
  * cache, as one more process of the service (with Redis, a replica beside `npm start`; with the embedded
- * database, the one process that opens it). Beside a server on the embedded database, which may be the only
- * process to open it, it relays stdio to that server's MCP endpoint instead (mcp-relay.ts). It signs in with DREY_TOKEN, a named token of the service's
- * users, checked at the start and again at every tool call. Standard output carries the protocol only:
- * the log goes to standard error. Resolves when the assistant closes standard input.
+ * database, the one process that opens it). Beside a server on the embedded database, which must stay the
+ * only process to open it, it relays stdio to that server's MCP endpoint instead (mcp-relay.ts). It signs in
+ * with DREY_TOKEN, a named token of the service's users, checked at the start and again at every tool call.
+ * Standard output carries the protocol only: the log goes to standard error. Resolves when the assistant
+ * closes standard input.
  */
 export async function mcpCommand(config: AppConfig, output: CliOutput): Promise<void> {
   const token = config.mcpToken;
