@@ -251,12 +251,6 @@ describe('drey mcp beside a running server on the embedded database', () => {
   /** `drey mcp`'s environment: the server's data folder, no PORT of its own, signed in with `token`. */
   let mcpEnv: (token: string) => Record<string, string>;
 
-  const namedToken = async (token: string, title: string): Promise<string> => {
-    const reply = await api.request('POST', `${P}/tokens`, { token, json: { title } });
-    expect(reply.status).toBe(200);
-    return reply.body.access_token as string;
-  };
-
   beforeAll(async () => {
     dir = tempDir();
     const env = embedded(dir.path);
@@ -286,7 +280,7 @@ describe('drey mcp beside a running server on the embedded database', () => {
         kind,
         process.execPath,
         [CLI, 'mcp'],
-        mcpEnv(await namedToken(admin, `desktop assistant ${kind}`)),
+        mcpEnv(await api.namedToken(admin, `desktop assistant ${kind}`)),
         REPO_ROOT,
       );
       try {
@@ -308,7 +302,7 @@ describe('drey mcp beside a running server on the embedded database', () => {
 
   it("holds an employee's token to its rights, and sees its revocation at the next call", async () => {
     const employee = await api.userToken(admin, 'emp', { role: 'employee' });
-    const token = await namedToken(employee, 'desktop assistant');
+    const token = await api.namedToken(employee, 'desktop assistant');
     const client = await connectStdio(
       'v2-legacy',
       process.execPath,
@@ -334,7 +328,7 @@ describe('drey mcp beside a running server on the embedded database', () => {
   });
 
   it('refuses a token the server does not accept, at its start', async () => {
-    const token = await namedToken(admin, 'forged soon');
+    const token = await api.namedToken(admin, 'forged soon');
     const forged = await drey(['mcp'], mcpEnv(`${token.slice(0, -4)}AAAA`));
     expect(forged.code).toBe(1);
     expect(forged.stderr).toContain('DREY_TOKEN was refused');

@@ -16,12 +16,6 @@ describe('drey mcp', () => {
   let admin: string;
   let named: { admin: string; employee: string };
 
-  /** A named token of `token`'s user (POST P/tokens). */
-  const namedToken = async (token: string, title: string): Promise<string> => {
-    const reply = await api.request('POST', `${P}/tokens`, { token, json: { title } });
-    expect(reply.status).toBe(200);
-    return reply.body.access_token as string;
-  };
   const env = (token: string | undefined) => {
     const { PORT: _port, ...rest } = t.env;
     return token === undefined ? rest : { ...rest, DREY_TOKEN: token };
@@ -33,8 +27,8 @@ describe('drey mcp', () => {
     admin = await api.adminToken();
     const employee = await api.userToken(admin, 'emp', { role: 'employee' });
     named = {
-      admin: await namedToken(admin, 'desktop assistant'),
-      employee: await namedToken(employee, 'desktop assistant'),
+      admin: await api.namedToken(admin, 'desktop assistant'),
+      employee: await api.namedToken(employee, 'desktop assistant'),
     };
   });
   afterAll(async () => {
@@ -132,7 +126,7 @@ describe('drey mcp', () => {
   });
 
   it('sees a revoked token at the next call', async () => {
-    const token = await namedToken(admin, 'revoked soon');
+    const token = await api.namedToken(admin, 'revoked soon');
     const client = await connectStdio(
       'v2-modern',
       process.execPath,

@@ -1,17 +1,7 @@
 import type * as FastRoutesFile from '@/http/fast-route/fast-routes';
 import { L, P } from '../support/api';
+import { MCP_INITIALIZE } from '../support/mcp-requests';
 import { fromDist, useApp } from './bootstrap';
-
-const MCP_INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 't', version: '1' },
-  },
-};
 
 /** A dataset result, served by the fast route (`@FastRoute()`). */
 const FAST = `${P}/datasets/expenses_by_month/results`;

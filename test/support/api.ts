@@ -51,6 +51,14 @@ export class Api {
     return this.login('admin', ADMIN_PASSWORD);
   }
 
+  /** A named token (POST P/tokens) of `token`'s user, titled `title`. */
+  async namedToken(token: string, title: string): Promise<string> {
+    const reply = await this.request('POST', `${P}/tokens`, { token, json: { title } });
+    if (reply.status !== 200)
+      throw new Error(`creating the token "${title}" failed: ${reply.status} ${reply.text}`);
+    return reply.body.access_token as string;
+  }
+
   /** Creates a user as admin and returns a login token of theirs. */
   async userToken(
     adminToken: string,

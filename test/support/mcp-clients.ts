@@ -7,6 +7,8 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
+export { MCP_ACCEPT, MCP_INITIALIZE } from './mcp-requests';
+
 /** What the specs ask of an MCP client, whichever SDK and protocol revision it speaks. */
 export interface McpTestClient {
   kind: ClientKind;
@@ -131,16 +133,3 @@ export function errorBody(result: ToolResult): Record<string, unknown> {
   expect(result.isError).toBe(true);
   return JSON.parse(result.content[0].text ?? '') as Record<string, unknown>;
 }
-
-/** A 2025-era `initialize` as a client writes it by hand (curl), and the media types such a request accepts. */
-export const MCP_INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'curl', version: '1' },
-  },
-};
-export const MCP_ACCEPT = { Accept: 'application/json, text/event-stream' };
