@@ -11,7 +11,7 @@ import { withProjectDataDir } from '@/config/data-dir';
 import { localOrigin } from '@/config/loopback';
 import { EnvFileError, loadEnvFile } from '@/config/env-file';
 import { EmbeddedDatabaseInUseError, logStaleLock } from '@/database/embedded/embedded-lock';
-import { startEmbeddedPostgres } from '@/database/embedded/embedded-postgres';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '@/database/embedded/embedded-postgres';
 import { describeProblem, ProjectError } from '@/core/project-errors';
 import { loadProject, readProjectName } from '@/core/project/project-loader';
 import type { Project } from '@/core/project/project';
@@ -87,12 +87,14 @@ async function main(): Promise<void> {
   // The embedded database opens in its own thread while this one loads the application's modules (a few
   // seconds together); Database.open then takes the database this started. Its errors surface there.
   // It takes the folder's lock first: a folder another process has open is refused, naming that process.
+  let embedded: Promise<EmbeddedPostgres> | undefined;
   if (!config.databaseUrl) {
     try {
-      startEmbeddedPostgres(config.dataDir, {
+      embedded = startEmbeddedPostgres(config.dataDir, {
         command: 'server',
         onStaleLock: (holder) => logStaleLock(logger, holder),
-      }).catch(() => undefined);
+      });
+      embedded.catch(() => undefined);
     } catch (error) {
       if (error instanceof EmbeddedDatabaseInUseError) {
         process.stderr.write(`${error.message}\n`);
@@ -131,13 +133,13 @@ async function main(): Promise<void> {
       process.stderr.write(`${line}\n`);
       process.exit(1);
     });
-    if (!config.databaseUrl) {
+    if (embedded) {
       // Named in the embedded database's lock: `drey mcp` beside this server relays to its MCP endpoint
       // (cli/mcp-relay.ts) rather than open the database a second time.
-      const embedded = await startEmbeddedPostgres(config.dataDir, { command: 'server' });
+      const database = await embedded;
       const { ServedProject } = await import('./core/project/served-project');
       const { currentPath } = await import('./http/routes');
-      embedded.publishHttp(
+      database.publishHttp(
         localOrigin(app.getHttpServer().address() as AddressInfo),
         currentPath(app.get(ServedProject).current),
       );

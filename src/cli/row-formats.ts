@@ -1,6 +1,6 @@
 import type { CsvFormulas } from '@/core/result-builtins';
 import { escapedCsvText, isTextColumn } from '@/engine/export/csv-cells';
-import { decimalPrinters } from '@/engine/sql/decimal-text';
+import { decimalPrinter } from '@/engine/sql/decimal-text';
 import type { JsonValue, QueryResult, ResultColumn } from '@/engine/sql/query-result';
 
 /** A value as a cell of text: nulls empty in CSV, `NULL` in a table; objects and lists as JSON. */
@@ -43,7 +43,7 @@ export function cellFormatters(
   purpose: 'table' | 'csv',
 ): ((value: JsonValue) => JsonValue)[] {
   return columns.map((column) => {
-    const decimal = decimalPrinters([column])[0];
+    const decimal = decimalPrinter(column);
     if (decimal) {
       return (value) =>
         typeof value === 'number' || typeof value === 'string' ? decimal(value) : value;

@@ -23,15 +23,20 @@ export function decimalText(value: number | string, scale: number): string {
   return `${whole}.${fraction.padEnd(scale, '0')}`;
 }
 
-/**
- * Each column's printer of a decimal at its scale, or undefined for a column that is not a decimal of a
- * known scale.
- */
+type DecimalPrinter = (value: number | string) => string;
+
+/** A column's printer of a decimal at its scale; undefined for a column not a decimal of a known scale. */
+export function decimalPrinter(column: {
+  type: string;
+  databaseType?: string;
+}): DecimalPrinter | undefined {
+  const scale = column.type === 'decimal' ? decimalScale(column.databaseType) : undefined;
+  return scale === undefined ? undefined : (value) => decimalText(value, scale);
+}
+
+/** Each column's {@link decimalPrinter}. */
 export function decimalPrinters(
   columns: readonly { type: string; databaseType?: string }[],
-): (((value: number | string) => string) | undefined)[] {
-  return columns.map((column) => {
-    const scale = column.type === 'decimal' ? decimalScale(column.databaseType) : undefined;
-    return scale === undefined ? undefined : (value) => decimalText(value, scale);
-  });
+): (DecimalPrinter | undefined)[] {
+  return columns.map(decimalPrinter);
 }
